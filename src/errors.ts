@@ -1,0 +1,84 @@
+/**
+ * Every error the product throws. One base class carries a stable `code` (for programs and
+ * logs) and an HTTP `status` (for the one error middleware that maps errors to responses).
+ * The spec's error names are kept as class names.
+ */
+export class SemanticMiddlewareError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: string = 'SM_ERROR';
+  /** HTTP status an HTTP surface answers with for this error. */
+  readonly status: number = 500;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input: a malformed IRI or address, a missing option, a value of the wrong shape. */
+export class ValueError extends SemanticMiddlewareError {
+  override readonly code: string = 'SM_VALUE';
+  override readonly status: number = 400;
+}
+
+/** A call made in a state or mode that does not allow it. */
+export class RuntimeError extends SemanticMiddlewareError {
+  override readonly code: string = 'SM_RUNTIME';
+  override readonly status: number = 409;
+}
+
+/** A referenced class is missing from the ontology or is not the required kind. */
+export class OntologyGroundTruthError extends SemanticMiddlewareError {
+  override readonly code = 'SM_ONTOLOGY';
+  override readonly status = 422;
+}
+
+/** A write the ontology or the shapes do not allow. Names the property and the rule. */
+export class ValidationError extends SemanticMiddlewareError {
+  override readonly code = 'SM_VALIDATION';
+  override readonly status = 422;
+  constructor(
+    message: string,
+    readonly details: { focus?: string; property?: string; rule: string },
+  ) {
+    super(message);
+  }
+}
+
+/** No reachable Workflow realizes the Capability, or no Workflow realizes an Operation's Capability. */
+export class OperationResolutionError extends SemanticMiddlewareError {
+  override readonly code = 'SM_RESOLUTION';
+  override readonly status = 404;
+}
+
+/** `claimNext` found no queued Operation. */
+export class OperationQueueEmpty extends SemanticMiddlewareError {
+  override readonly code = 'SM_QUEUE_EMPTY';
+  override readonly status = 404;
+}
+
+/** The caller lacks possession of the workpiece, or the counterpart lacks the complementary ability. */
+export class HandoverPreconditionError extends SemanticMiddlewareError {
+  override readonly code = 'SM_HANDOVER_PRECONDITION';
+  override readonly status = 409;
+}
+
+/** A compare-and-set transition lost: the stored state was not the one the caller expected. */
+export class TransitionConflictError extends SemanticMiddlewareError {
+  override readonly code = 'SM_CONFLICT';
+  override readonly status = 409;
+}
+
+/** The store could not be reached or answered with an error. Names the endpoint and status. */
+export class StoreError extends SemanticMiddlewareError {
+  override readonly code = 'SM_STORE';
+  override readonly status = 503;
+  constructor(
+    message: string,
+    readonly endpoint?: string,
+    readonly httpStatus?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

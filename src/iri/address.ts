@@ -1,0 +1,60 @@
+import { ValueError } from '../errors.js';
+import { preview } from './validate.js';
+
+/** The parts of a URL as Python's `urlsplit` sees them, so normalization matches the reference. */
+interface UrlParts {
+  scheme: string;
+  netloc: string | undefined;
+  path: string;
+  query: string | undefined;
+  fragment: string | undefined;
+}
+
+const URL_PARTS = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/su;
+
+function splitUrl(address: string): UrlParts | undefined {
+  const m = URL_PARTS.exec(address);
+  if (!m) return undefined;
+  return { scheme: m[1]!, netloc: m[2], path: m[3]!, query: m[4], fragment: m[5] };
+}
+
+function joinUrl(p: UrlParts): string {
+  let url = `${p.scheme}:`;
+  if (p.netloc !== undefined) url += `//${p.netloc}`;
+  url += p.path;
+  if (p.query !== undefined) url += `?${p.query}`;
+  if (p.fragment !== undefined) url += `#${p.fragment}`;
+  return url;
+}
+
+/**
+ * Lowercases the scheme and the host part, strips trailing `/` from the path, and keeps the
+ * path's case, the query and the fragment, so trivially different spellings of one base address
+ * yield one string (`http://LocalHost:8000/` and `http://localhost:8000` are one Service).
+ * @throws ValueError when `address` is not an absolute URL.
+ */
+export function normalizeAddress(address: string): string {
+  const parts = typeof address === 'string' ? splitUrl(address.trim()) : undefined;
+  if (!parts) throw new ValueError(`address ${preview(address)} is not an absolute URL (expected e.g. "http://127.0.0.1:8000")`);
+  return joinUrl({
+    ...parts,
+    scheme: parts.scheme.toLowerCase(),
+    netloc: parts.netloc?.toLowerCase(),
+    path: parts.path.replace(/\/+$/u, ''),
+  });
+}
+
+/** True when `address` is an absolute http(s) URL with a host. */
+export function isHttpAddress(address: unknown): address is string {
+  if (typeof address !== 'string') return false;
+  const parts = splitUrl(address.trim());
+  return !!parts && /^https?$/iu.test(parts.scheme) && !!parts.netloc && !/[\s<>"{}|^`\\]/u.test(address.trim());
+}
+
+/** Normalizes `address` and checks that it is an absolute http(s) URL; throws ValueError otherwise. */
+export function normalizeHttpAddress(address: unknown, what = 'address'): string {
+  if (!isHttpAddress(address)) {
+    throw new ValueError(`${what} ${preview(address)} is not an absolute http(s) URL (expected e.g. "http://127.0.0.1:8000")`);
+  }
+  return normalizeAddress(address);
+}

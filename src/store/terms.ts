@@ -1,0 +1,108 @@
+import { ValueError } from '../errors.js';
+import { assertIri, preview } from '../iri/validate.js';
+import { LIMITS } from '../limits.js';
+import { w3, xsd } from '../vocab/terms.js';
+
+/**
+ * The RDF terms the product moves around. Plain objects in the RDF/JS shape, so N3 and
+ * oxigraph terms can be read as these without conversion.
+ */
+export interface NamedNodeTerm {
+  readonly termType: 'NamedNode';
+  readonly value: string;
+}
+export interface LiteralTerm {
+  readonly termType: 'Literal';
+  readonly value: string;
+  /** Full datatype IRI; `xsd:string` for plain literals, `rdf:langString` with a language. */
+  readonly datatype: string;
+  readonly language?: string;
+}
+export interface BlankNodeTerm {
+  readonly termType: 'BlankNode';
+  readonly value: string;
+}
+export type Term = NamedNodeTerm | LiteralTerm | BlankNodeTerm;
+
+/** A named node for a checked absolute IRI. */
+export function namedNode(iri: string): NamedNodeTerm {
+  return { termType: 'NamedNode', value: assertIri(iri) };
+}
+
+/** A literal; `xsd:string` (a plain string in the graph) unless a datatype is given. */
+export function literal(value: string, datatype: string = xsd.string): LiteralTerm {
+  return { termType: 'Literal', value, datatype };
+}
+
+/** A language-tagged string literal. */
+export function langLiteral(value: string, language: string): LiteralTerm {
+  return { termType: 'Literal', value, datatype: w3.langString, language };
+}
+
+/** An `xsd:dateTime` literal in ISO 8601 with offset, as the reference writes timestamps. */
+export function dateTimeLiteral(date: Date = new Date()): LiteralTerm {
+  return literal(date.toISOString(), xsd.dateTime);
+}
+
+export function termEquals(a: Term, b: Term): boolean {
+  if (a.termType !== b.termType || a.value !== b.value) return false;
+  if (a.termType !== 'Literal' || b.termType !== 'Literal') return true;
+  return a.datatype === b.datatype && (a.language ?? '') === (b.language ?? '');
+}
+
+// Inside "..." SPARQL and Turtle forbid a raw quote, backslash, LF and CR; the rest is escaped
+// too so that logs and journals stay one line per request.
+const LITERAL_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
+const NEEDS_ESCAPE = /["\\\n\r\t\b\f]/gu;
+const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/u;
+
+function checkLexical(value: unknown): string {
+  if (typeof value !== 'string') throw new ValueError(`literal value must be a string, got ${typeof value}`);
+  if (value.length > LIMITS.maxLiteralLength) {
+    throw new ValueError(`literal value is longer than ${LIMITS.maxLiteralLength} characters`);
+  }
+  if (!value.isWellFormed()) throw new ValueError(`literal value ${preview(value)} contains a lone surrogate (not valid Unicode)`);
+  return value;
+}
+
+/** `<iri>` after checking that the IRI cannot break out of the brackets. */
+export function sparqlIri(iri: string): string {
+  return `<${assertIri(iri)}>`;
+}
+
+/** A quoted, escaped literal with its datatype or language; `xsd:string` is written plain. */
+export function sparqlLiteral(term: Pick<LiteralTerm, 'value' | 'datatype' | 'language'>): string {
+  const quoted = `"${checkLexical(term.value).replace(NEEDS_ESCAPE, (ch) => LITERAL_ESCAPES[ch]!)}"`;
+  if (term.language) {
+    if (!LANGUAGE_TAG.test(term.language)) throw new ValueError(`language tag ${preview(term.language)} is not valid`);
+    return `${quoted}@${term.language}`;
+  }
+  if (!term.datatype || term.datatype === xsd.string) return quoted;
+  return `${quoted}^^${sparqlIri(term.datatype)}`;
+}
+
+/** Serializes any term for SPARQL text. Blank nodes are refused: the product never writes them. */
+export function sparqlTerm(term: Term): string {
+  switch (term.termType) {
+    case 'NamedNode':
+      return sparqlIri(term.value);
+    case 'Literal':
+      return sparqlLiteral(term);
+    default:
+      throw new ValueError(`cannot write a ${String((term as Term).termType)} into SPARQL text`);
+  }
+}
+
+/** A SPARQL variable name, checked so that no input can smuggle text through it. */
+export function sparqlVar(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(name)) throw new ValueError(`${preview(name)} is not a SPARQL variable name`);
+  return `?${name}`;
+}

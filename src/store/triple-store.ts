@@ -1,0 +1,59 @@
+import type { Term } from './terms.js';
+
+/** One solution of a SELECT: variable name (without `?`) to bound term. */
+export type Bindings = Record<string, Term>;
+
+/** RDF document formats `load` accepts. */
+export type RdfFormat = 'text/turtle' | 'application/n-triples' | 'application/n-quads' | 'application/trig';
+
+export interface LoadOptions {
+  /** Named graph the document's triples go into. */
+  graph: string;
+  format: RdfFormat;
+  baseIri?: string;
+  /** Called as triples are written, for progress bars on large files. */
+  onProgress?: (written: number) => void;
+}
+
+/**
+ * The store seam. Every graph read and write of the product goes through one of these.
+ * Implementations: the embedded Oxigraph store and a remote SPARQL 1.1 Protocol endpoint.
+ *
+ * All query and update text given here is built by the term serializer (`store/terms.ts`);
+ * implementations never see raw user input.
+ */
+export interface TripleStore {
+  /** Where the data lives, for logs and errors; never contains credentials. */
+  readonly description: string;
+  /** Round trips made so far (a query, an update, a conditional update each count one). */
+  readonly requestCount: number;
+
+  select(query: string): Promise<Bindings[]>;
+  ask(query: string): Promise<boolean>;
+  /** Runs one SPARQL Update request. Callers send one operation per request (no `;` chains). */
+  update(update: string): Promise<void>;
+  /**
+   * Runs `update`, whose WHERE clause must itself carry `condition`, and reports whether the
+   * condition held when the update ran (that is, whether it applied). One round trip where the
+   * store can tell; see each implementation for how it tells.
+   */
+  conditionalUpdate(update: string, condition: ConditionalUpdateCheck): Promise<boolean>;
+  /** Adds an RDF document's triples to a named graph. */
+  load(document: string, options: LoadOptions): Promise<void>;
+  /** N-Quads of one named graph (or of every graph), for backups and tests. */
+  dump(options?: { graph?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * How a store tells whether a conditional update applied.
+ * - `before`: an ASK that holds exactly when the update's WHERE matches; stores that can run it
+ *   atomically with the update (the embedded store) use it.
+ * - `after`: an ASK that holds once the update has applied (its new values are present); stores
+ *   that cannot report changes use it after the update, which is exact unless another writer
+ *   wrote the same values in between.
+ */
+export interface ConditionalUpdateCheck {
+  before: string;
+  after: string;
+}

@@ -1,0 +1,3 @@
+export * from './namespaces.js';
+export * from './terms.js';
+export * from './status.js';
