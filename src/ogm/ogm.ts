@@ -1,0 +1,207 @@
+import { ValidationError } from '../errors.js';
+import { assertIri } from '../iri/validate.js';
+import type { Term } from '../store/terms.js';
+import type { TripleStore } from '../store/triple-store.js';
+import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
+import { w3 } from '../vocab/terms.js';
+import { OgmDb } from './db.js';
+import { WriteShapes } from './shapes.js';
+import { loadTbox, type Tbox } from './tbox.js';
+import { TypeCache } from './type-cache.js';
+import { appliedAsk, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, typesQuery } from './updates.js';
+import { checkClasses, checkMaxCounts, resolveValues } from './validate.js';
+import type { ValueInput } from './values.js';
+
+export type PropertyInputs = Readonly<Record<string, ValueInput | readonly ValueInput[]>>;
+
+export interface OgmOptions {
+  store: TripleStore;
+  /** Graph for reads and writes that name none. */
+  graph?: string;
+  /** Named graph holding the SHACL shapes checked at write time; none when omitted. */
+  shapesGraph?: string;
+}
+
+export interface CreateInput {
+  iri: string;
+  /** The individual's class or classes; each must be declared in the ontology. */
+  type: string | readonly string[];
+  properties?: PropertyInputs;
+  graph?: string;
+}
+
+export interface CommitInput {
+  iri: string;
+  /** Property -> its new values; `[]` removes every value. Other properties are untouched. */
+  set: PropertyInputs;
+  /** Property -> the values it must hold right now (`[]`: none) for the commit to apply. */
+  guard?: PropertyInputs;
+  graph?: string;
+}
+
+/** Whether a commit applied; false only when its guard did not hold. */
+export interface CommitResult {
+  applied: boolean;
+}
+
+/** An individual as `fetch` returns it. */
+export interface Individual {
+  iri: string;
+  types: string[];
+  properties: Record<string, Term[]>;
+  /** Nodes reached by each followed chain, keyed by the chain's properties joined with ` / `. */
+  linked: Record<string, Individual[]>;
+}
+
+// A TBox miss re-reads the ontology at most this often, so hostile input cannot turn every
+// request into a TBox query.
+const TBOX_REFRESH_MS = 1000;
+
+/**
+ * The object-graph mapper: the single validated write path. Every create and commit is checked
+ * against the ontology (class declared, property declared, domain, range kind and datatype,
+ * maximum cardinalities) and the SHACL shapes before anything is sent, and is exactly one
+ * update request.
+ */
+export class OGM {
+  readonly store: TripleStore;
+  readonly db: OgmDb;
+  readonly graph: string;
+  private readonly shapesGraph: string | undefined;
+  private tboxPromise: Promise<Tbox> | undefined;
+  private shapesPromise: Promise<WriteShapes> | undefined;
+  private tboxLoadedAt = 0;
+  private readonly types = new TypeCache();
+
+  constructor(options: OgmOptions) {
+    this.store = options.store;
+    this.graph = assertIri(options.graph ?? DEFAULT_DATA_GRAPH, 'graph');
+    this.shapesGraph = options.shapesGraph === undefined ? undefined : assertIri(options.shapesGraph, 'shapesGraph');
+    this.db = new OgmDb(this.store, () => this.tbox(), this.graph);
+  }
+
+  /** The cached TBox, read from the store on first use. */
+  tbox(): Promise<Tbox> {
+    if (!this.tboxPromise) {
+      this.tboxLoadedAt = Date.now();
+      this.tboxPromise = loadTbox(this.store).catch((e: unknown) => {
+        this.tboxPromise = undefined;
+        throw e;
+      });
+    }
+    return this.tboxPromise;
+  }
+
+  /** Forgets the cached TBox and shapes (after the ontology changed). */
+  invalidate(): void {
+    this.tboxPromise = undefined;
+    this.shapesPromise = undefined;
+  }
+
+  private shapes(): Promise<WriteShapes> {
+    if (!this.shapesPromise) {
+      this.shapesPromise = (this.shapesGraph ? WriteShapes.load(this.store, this.shapesGraph) : Promise.resolve(WriteShapes.fromRows([]))).catch(
+        (e: unknown) => {
+          this.shapesPromise = undefined;
+          throw e;
+        },
+      );
+    }
+    return this.shapesPromise;
+  }
+
+  /** Runs a validation against the TBox, re-reading it once if it names something unknown. */
+  private async withTbox<T>(fn: (tbox: Tbox) => T): Promise<T> {
+    try {
+      return fn(await this.tbox());
+    } catch (e) {
+      const miss = e instanceof ValidationError && /-declared$/u.test(e.details.rule);
+      if (!miss || Date.now() - this.tboxLoadedAt < TBOX_REFRESH_MS) throw e;
+      this.invalidate();
+      return fn(await this.tbox());
+    }
+  }
+
+  /** Creates a typed individual with its properties in one `INSERT DATA`. */
+  async create(input: CreateInput): Promise<void> {
+    const iri = assertIri(input.iri, 'individual IRI');
+    const graph = assertIri(input.graph ?? this.graph, 'graph');
+    const classes = typeof input.type === 'string' ? [input.type] : [...input.type];
+    const { tbox, values } = await this.withTbox((tbox) => {
+      checkClasses(tbox, iri, classes);
+      const values = resolveValues(tbox, iri, classes, input.properties ?? {});
+      checkMaxCounts(tbox, { focus: iri, classes, values });
+      return { tbox, values };
+    });
+    await (await this.shapes()).check(tbox, { focus: iri, classes, values });
+    await this.store.update(createUpdate(graph, iri, classes, values));
+    this.types.add(graph, iri, classes);
+  }
+
+  /**
+   * Replaces the values of each property in `set`, in one DELETE/INSERT. With a `guard`, the
+   * write is a compare-and-set: it applies only if each guarded property holds exactly the
+   * expected values, and the result says whether it did.
+   */
+  async commit(input: CommitInput): Promise<CommitResult> {
+    const iri = assertIri(input.iri, 'individual IRI');
+    const graph = assertIri(input.graph ?? this.graph, 'graph');
+    const classes = await this.typesOf(iri, graph);
+    const { tbox, set, guard } = await this.withTbox((tbox) => {
+      checkClasses(tbox, iri, classes);
+      const set = resolveValues(tbox, iri, classes, input.set);
+      const guard = resolveValues(tbox, iri, classes, input.guard ?? {});
+      checkMaxCounts(tbox, { focus: iri, classes, values: set });
+      return { tbox, set, guard };
+    });
+    await (await this.shapes()).check(tbox, { focus: iri, classes, values: set }, new Set(set.keys()));
+    const update = commitUpdate(graph, iri, set, guard);
+    if (guard.size === 0) {
+      await this.store.update(update);
+      return { applied: true };
+    }
+    const applied = await this.store.conditionalUpdate(update, { before: guardAsk(graph, iri, guard), after: appliedAsk(graph, iri, set) });
+    return { applied };
+  }
+
+  /** The individual's asserted classes in `graph` (cached; types are never rewritten). */
+  async typesOf(iri: string, graph = this.graph): Promise<string[]> {
+    const cached = this.types.get(graph, iri);
+    if (cached) return cached;
+    const rows = await this.store.select(typesQuery(graph, iri));
+    const classes = rows.map((r) => r.t?.value).filter((t): t is string => !!t && t !== w3.NamedIndividual);
+    if (classes.length > 0) this.types.add(graph, iri, classes);
+    return classes;
+  }
+
+  /**
+   * Reads an individual's properties, and the properties of every node reached by each chain in
+   * `follow`. Returns undefined when the individual has no triples in the graph.
+   */
+  async fetch(iri: string, options: { graph?: string; follow?: readonly (readonly string[])[] } = {}): Promise<Individual | undefined> {
+    const graph = assertIri(options.graph ?? this.graph, 'graph');
+    const rows = await this.store.select(describeQuery(graph, assertIri(iri, 'individual IRI')));
+    if (rows.length === 0) return undefined;
+    const self = individualFrom(iri, rows.map((r) => [r.p!, r.o!]));
+    if (self.types.length > 0) this.types.add(graph, iri, self.types);
+    for (const chain of options.follow ?? []) {
+      const linked = await this.store.select(followQuery(graph, iri, chain));
+      const byNode = new Map<string, [Term, Term][]>();
+      for (const r of linked) byNode.set(r.n!.value, [...(byNode.get(r.n!.value) ?? []), [r.p!, r.o!]]);
+      self.linked[chain.join(' / ')] = [...byNode].map(([n, pos]) => individualFrom(n, pos));
+    }
+    return self;
+  }
+}
+
+function individualFrom(iri: string, pairs: [Term, Term][]): Individual {
+  const out: Individual = { iri, types: [], properties: {}, linked: {} };
+  for (const [p, o] of pairs) {
+    if (p.value === w3.type) {
+      if (o.value !== w3.NamedIndividual) out.types.push(o.value);
+      continue;
+    }
+    (out.properties[p.value] ??= []).push(o);
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+import type { Term } from '../store/terms.js';
+import { namedNode, sparqlIri, sparqlTerm } from '../store/terms.js';
+import { inGraph, termList } from '../store/sparql.js';
+import { w3 } from '../vocab/terms.js';
+
+/**
+ * SPARQL Update text for the OGM's writes. Each builder returns ONE operation: remote stores do
+ * not make `;`-chained operations atomic, so a write that must be atomic is one DELETE/INSERT.
+ */
+
+type Values = ReadonlyMap<string, readonly Term[]>;
+
+function triples(s: string, values: Values): string[] {
+  const subject = sparqlIri(s);
+  const out: string[] = [];
+  for (const [p, terms] of values) for (const t of terms) out.push(`${subject} ${sparqlIri(p)} ${sparqlTerm(t)} .`);
+  return out;
+}
+
+/** `INSERT DATA` of a typed individual with its properties. */
+export function createUpdate(graph: string, iri: string, types: readonly string[], values: Values): string {
+  const typeTriples = [...types, w3.NamedIndividual].map((t) => `${sparqlIri(iri)} ${sparqlIri(w3.type)} ${sparqlIri(t)} .`);
+  return `INSERT DATA { ${inGraph(graph, [...typeTriples, ...triples(iri, values)])} }`;
+}
+
+/** Patterns that hold exactly when each guarded property holds exactly the expected values. */
+export function guardPatterns(iri: string, guard: Values): string[] {
+  const s = sparqlIri(iri);
+  const out: string[] = [];
+  let i = 0;
+  for (const [p, expected] of guard) {
+    const v = `?g${i++}`;
+    for (const t of expected) out.push(`${s} ${sparqlIri(p)} ${sparqlTerm(t)} .`);
+    const others = expected.length > 0 ? ` FILTER(${v} NOT IN ${termList(expected)})` : '';
+    out.push(`FILTER NOT EXISTS { ${s} ${sparqlIri(p)} ${v} .${others} }`);
+  }
+  return out;
+}
+
+/**
+ * One DELETE/INSERT that replaces every value of each property in `set` and applies only when
+ * the guard holds. The WHERE is anchored on the individual's type: a WHERE made only of
+ * `FILTER NOT EXISTS` is ignored by Virtuoso.
+ */
+export function commitUpdate(graph: string, iri: string, set: Values, guard: Values): string {
+  const s = sparqlIri(iri);
+  const props = [...set.keys()];
+  const del = props.map((p, i) => `${s} ${sparqlIri(p)} ?o${i} .`);
+  const optional = props.map((p, i) => `OPTIONAL { ${s} ${sparqlIri(p)} ?o${i} . }`);
+  const where = [`${s} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, guard), ...optional];
+  return `DELETE { ${inGraph(graph, del)} } INSERT { ${inGraph(graph, triples(iri, set))} } WHERE { ${inGraph(graph, where)} }`;
+}
+
+/** ASK that holds when the commit's guard holds (checked atomically by stores that can). */
+export function guardAsk(graph: string, iri: string, guard: Values): string {
+  return `ASK { ${inGraph(graph, [`${sparqlIri(iri)} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, guard)])} }`;
+}
+
+/** ASK that holds once the commit applied: each set property holds exactly its new values. */
+export function appliedAsk(graph: string, iri: string, set: Values): string {
+  return `ASK { ${inGraph(graph, [`${sparqlIri(iri)} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, set)])} }`;
+}
+
+/** `INSERT DATA` of single triples (the spec's low-level atomic append). */
+export function appendUpdate(graph: string, rows: readonly [string, string, Term][]): string {
+  return `INSERT DATA { ${inGraph(graph, rows.map(([s, p, o]) => `${sparqlIri(s)} ${sparqlIri(p)} ${sparqlTerm(o)} .`))} }`;
+}
+
+/** `DELETE DATA` of single triples (the spec's low-level triple deletion). */
+export function deleteUpdate(graph: string, rows: readonly [string, string, Term][]): string {
+  return `DELETE DATA { ${inGraph(graph, rows.map(([s, p, o]) => `${sparqlIri(s)} ${sparqlIri(p)} ${sparqlTerm(o)} .`))} }`;
+}
+
+/** `SELECT ?t` of the individual's asserted types in the graph. */
+export function typesQuery(graph: string, iri: string): string {
+  return `SELECT ?t WHERE { ${inGraph(graph, `${sparqlIri(iri)} ${sparqlIri(w3.type)} ?t .`)} }`;
+}
+
+/** `SELECT ?p ?o` of every property of the individual in the graph. */
+export function describeQuery(graph: string, iri: string): string {
+  return `SELECT ?p ?o WHERE { ${inGraph(graph, `${sparqlIri(iri)} ?p ?o .`)} }`;
+}
+
+/** Properties of every node reached from `iri` by following `chain`, keyed by `?n`. */
+export function followQuery(graph: string, iri: string, chain: readonly string[]): string {
+  const path = chain.map((p) => sparqlIri(namedNode(p).value)).join('/');
+  return `SELECT ?n ?p ?o WHERE { ${inGraph(graph, [`${sparqlIri(iri)} ${path} ?n .`, '?n ?p ?o .'])} }`;
+}

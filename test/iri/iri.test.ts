@@ -1,0 +1,161 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { ValueError } from '../../src/errors.js';
+import {
+  EVENT_TRIGGER_WORKFLOW_NAME,
+  assertIri,
+  buildEventTriggerUrl,
+  buildStateEndpoint,
+  buildWorkflowEndpoint,
+  fromLined,
+  isIri,
+  lined,
+  mintCapabilityIri,
+  mintOperationIri,
+  mintPossessionStateIri,
+  mintServiceIri,
+  mintStatePropertyIri,
+  mintWorkflowIri,
+  normalizeAddress,
+} from '../../src/iri/index.js';
+
+const R = 'https://example.org/plant#door1';
+
+describe('IRI validation', () => {
+  it.each(['https://example.org/x', 'urn:uuid:1234', 'http://h/a_b#c'])('should accept %s', (iri) => {
+    expect(isIri(iri)).toBe(true);
+  });
+
+  it.each([
+    ['a closing bracket', 'http://x/a>b'],
+    ['a space', 'http://x/a b'],
+    ['a quote', 'http://x/a"b'],
+    ['a brace', 'http://x/{a}'],
+    ['a backslash', 'http://x/a\\b'],
+    ['a newline', 'http://x/a\nb'],
+    ['no scheme', 'example.org/x'],
+    ['nothing', ''],
+  ])('should reject an IRI with %s', (_what, iri) => {
+    expect(isIri(iri)).toBe(false);
+    expect(() => assertIri(iri, 'resourceIri')).toThrow(ValueError);
+    expect(() => assertIri(iri, 'resourceIri')).toThrow(/resourceIri/);
+  });
+
+  it('should never accept a string that could end an IRIREF', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const iri = `http://x/${s}`;
+        if (isIri(iri)) expect(/[<>"{}|^`\\\s]/u.test(iri)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('normalizeAddress', () => {
+  it('should fold trivially different spellings to one string', () => {
+    expect(normalizeAddress('http://LocalHost:8000/')).toBe('http://localhost:8000');
+    expect(normalizeAddress('HTTP://localhost:8000')).toBe('http://localhost:8000');
+  });
+
+  it('should keep path case, query and fragment', () => {
+    expect(normalizeAddress('http://H.example/Some/Path/?q=A#F')).toBe('http://h.example/Some/Path?q=A#F');
+  });
+
+  it('should refuse something that is not an absolute URL', () => {
+    expect(() => normalizeAddress('localhost:8000/x y')).not.toThrow(); // scheme "localhost" is absolute
+    expect(() => normalizeAddress('/relative')).toThrow(ValueError);
+  });
+});
+
+describe('lined', () => {
+  it('should mangle exactly as the reference does', () => {
+    expect(lined('http://127.0.0.1:8993')).toBe('http_c__s__s_127_d_0_d_0_d_1_c_8993');
+    expect(lined('a_b')).toBe('a__b');
+  });
+
+  it('should decode strings the reference decoder gets wrong', () => {
+    expect(fromLined(lined('_c_'))).toBe('_c_');
+    expect(fromLined(lined('a__s_/'))).toBe('a__s_/');
+  });
+
+  it('should be an exact inverse for every normalized address', () => {
+    const address = fc
+      .tuple(
+        fc.constantFrom('http', 'https', 'HTTP'),
+        fc.domain(),
+        fc.option(fc.integer({ min: 1, max: 65535 })),
+        fc.webPath(),
+        fc.option(fc.webQueryParameters()),
+        fc.option(fc.webFragments()),
+      )
+      .map(([s, h, p, path, q, f]) => `${s}://${h}${p ? `:${p}` : ''}${path}${q ? `?${q}` : ''}${f ? `#${f}` : ''}`);
+    fc.assert(
+      fc.property(address, (a) => {
+        const n = normalizeAddress(a);
+        expect(fromLined(lined(n))).toBe(n);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('should be an exact inverse for every string at all', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('_', ':', '/', '.', '#', 'c', 's', 'd', 'h', 'x') }), (s) => {
+        expect(fromLined(lined(s))).toBe(s);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('should refuse text lined never produces', () => {
+    expect(() => fromLined('a_b')).toThrow(ValueError);
+    expect(() => fromLined('a_c')).toThrow(ValueError);
+  });
+});
+
+describe('minting', () => {
+  it('should mint the Service IRI as the reference does', () => {
+    expect(mintServiceIri(R, 'http://127.0.0.1:8993')).toBe(`${R}_service_http_c__s__s_127_d_0_d_0_d_1_c_8993`);
+    expect(mintServiceIri(R, 'http://LOCALHOST:8000/')).toBe(mintServiceIri(R, 'http://localhost:8000'));
+  });
+
+  it.each(['ftp://host/x', 'localhost:8000', '127.0.0.1:8000', '', 'http://', 'http://a b'])(
+    'should raise ValueError for address %j',
+    (address) => {
+      expect(() => mintServiceIri(R, address)).toThrow(ValueError);
+    },
+  );
+
+  it('should read the address back from a Service IRI', () => {
+    const iri = mintServiceIri(R, 'http://Gateway.local:8000/door/');
+    expect(fromLined(iri.slice(`${R}_service_`.length))).toBe('http://gateway.local:8000/door');
+  });
+
+  it('should mint workflow, state and capability IRIs', () => {
+    const s = mintServiceIri(R, 'http://127.0.0.1:8000');
+    expect(mintWorkflowIri(s, 'open')).toBe(`${s}_workflow_open`);
+    expect(mintStatePropertyIri(s, 'door_state')).toBe(`${s}_state_door_state`);
+    expect(mintCapabilityIri(R, 'open')).toBe(`${R}_capability_open`);
+    expect(() => mintWorkflowIri(s, 'a>b')).toThrow(ValueError);
+    expect(() => mintWorkflowIri(s, '')).toThrow(ValueError);
+  });
+
+  it('should mint fresh Operation and PossessionState IRIs', () => {
+    const a = mintOperationIri('https://example.org/plant#OpenDoor');
+    const b = mintOperationIri('https://example.org/plant#OpenDoor');
+    expect(a).toMatch(/^https:\/\/example\.org\/plant#OpenDoor_op_[0-9a-f]{12}$/);
+    expect(a).not.toBe(b);
+    expect(mintPossessionStateIri('https://example.org/wp1')).toMatch(/^https:\/\/example\.org\/wp1_possession_[0-9a-f]{12}$/);
+    expect(() => mintOperationIri('not an iri')).toThrow(ValueError);
+  });
+});
+
+describe('endpoint builders', () => {
+  it('should build endpoint URLs under the address', () => {
+    expect(buildWorkflowEndpoint('http://h:1/', 'open')).toBe('http://h:1/workflows/open/execute');
+    expect(buildStateEndpoint('http://h:1', 'door')).toBe('http://h:1/state/door');
+    expect(buildEventTriggerUrl('http://h:1')).toBe('http://h:1/workflows/event_trigger/execute');
+    expect(EVENT_TRIGGER_WORKFLOW_NAME).toBe('event_trigger');
+  });
+});
