@@ -9,7 +9,7 @@ import { WriteShapes } from './shapes.js';
 import { loadTbox, type Tbox } from './tbox.js';
 import { TypeCache } from './type-cache.js';
 import { appliedAsk, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, typesQuery } from './updates.js';
-import { checkClasses, checkMaxCounts, resolveValues } from './validate.js';
+import { checkClasses, checkMaxCounts, resolveValues, type WriteIntent } from './validate.js';
 import type { ValueInput } from './values.js';
 
 export type PropertyInputs = Readonly<Record<string, ValueInput | readonly ValueInput[]>>;
@@ -133,7 +133,7 @@ export class OGM {
       checkMaxCounts(tbox, { focus: iri, classes, values });
       return { tbox, values };
     });
-    await (await this.shapes()).check(tbox, { focus: iri, classes, values });
+    await this.checkShapes(tbox, graph, { focus: iri, classes, values });
     await this.store.update(createUpdate(graph, iri, classes, values));
     this.types.add(graph, iri, classes);
   }
@@ -154,7 +154,7 @@ export class OGM {
       checkMaxCounts(tbox, { focus: iri, classes, values: set });
       return { tbox, set, guard };
     });
-    await (await this.shapes()).check(tbox, { focus: iri, classes, values: set }, new Set(set.keys()));
+    await this.checkShapes(tbox, graph, { focus: iri, classes, values: set }, new Set(set.keys()));
     const update = commitUpdate(graph, iri, set, guard);
     if (guard.size === 0) {
       await this.store.update(update);
@@ -162,6 +162,14 @@ export class OGM {
     }
     const applied = await this.store.conditionalUpdate(update, { before: guardAsk(graph, iri, guard), after: appliedAsk(graph, iri, set) });
     return { applied };
+  }
+
+  private async checkShapes(tbox: Tbox, graph: string, intent: WriteIntent, paths?: ReadonlySet<string>): Promise<void> {
+    const shapes = await this.shapes();
+    const objects = shapes.classChecked(intent);
+    const objectTypes = new Map<string, string[]>();
+    for (const o of objects) objectTypes.set(o, await this.typesOf(o, graph));
+    await shapes.check(tbox, intent, paths, objectTypes);
   }
 
   /** The individual's asserted classes in `graph` (cached; types are never rewritten). */

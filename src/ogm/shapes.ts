@@ -27,6 +27,8 @@ export class WriteShapes {
   private constructor(
     private readonly validator: SHACLValidator | undefined,
     private readonly byClass: ReadonlyMap<string, readonly RdfjsTerm[]>,
+    /** Paths constrained by `sh:class`: their values' types must be in the data graph. */
+    readonly classPaths: ReadonlySet<string>,
   ) {}
 
   /** Reads every shape from the named graph `graph` (one query). */
@@ -38,26 +40,31 @@ export class WriteShapes {
   static fromRows(rows: Bindings[]): WriteShapes {
     const dataset = new N3Store();
     const byClass = new Map<string, RdfjsTerm[]>();
+    const shapesWithClass = new Set<string>();
+    const paths = new Map<string, string>();
     for (const { s, p, o } of rows) {
       if (!s || !p || !o || p.termType !== 'NamedNode' || s.termType === 'Literal') continue;
       const subject = toRdfjs(s) as ReturnType<typeof namedNode>;
       dataset.addQuad(quad(subject, namedNode(p.value), toRdfjs(o)));
       if (p.value === SH('targetClass')) byClass.set(o.value, [...(byClass.get(o.value) ?? []), subject]);
+      if (p.value === SH('class')) shapesWithClass.add(s.value);
+      if (p.value === SH('path')) paths.set(s.value, o.value);
     }
+    const classPaths = new Set([...shapesWithClass].map((shape) => paths.get(shape)).filter((p): p is string => !!p));
     const validator = dataset.size > 0 ? new SHACLValidator(dataset) : undefined;
-    return new WriteShapes(validator, byClass);
+    return new WriteShapes(validator, byClass, classPaths);
   }
 
   /**
    * Checks the focus node of a write. `paths`, when given, limits the check to those
    * properties (a commit only changes the properties it names; the rest were valid before).
    */
-  async check(tbox: Tbox, intent: WriteIntent, paths?: ReadonlySet<string>): Promise<void> {
+  async check(tbox: Tbox, intent: WriteIntent, paths?: ReadonlySet<string>, objectTypes?: ReadonlyMap<string, readonly string[]>): Promise<void> {
     if (!this.validator) return;
     const closure = tbox.closure(intent.classes);
     const shapes = [...closure].flatMap((c) => this.byClass.get(c) ?? []);
     if (shapes.length === 0) return;
-    const data = this.dataGraph(intent, closure);
+    const data = this.dataGraph(tbox, intent, closure, objectTypes);
     const focus = namedNode(intent.focus);
     for (const shape of shapes) {
       this.validator.validationEngine = this.validator.validationEngine.clone();
@@ -76,10 +83,19 @@ export class WriteShapes {
     }
   }
 
-  private dataGraph(intent: WriteIntent, closure: Set<string>): N3Store {
+  /** Object IRIs of the write whose types an `sh:class` constraint will look at. */
+  classChecked(intent: Pick<WriteIntent, 'values'>): string[] {
+    const out: string[] = [];
+    for (const p of this.classPaths) for (const t of intent.values.get(p) ?? []) if (t.termType === 'NamedNode') out.push(t.value);
+    return out;
+  }
+
+  private dataGraph(tbox: Tbox, intent: WriteIntent, closure: Set<string>, objectTypes?: ReadonlyMap<string, readonly string[]>): N3Store {
     const data = new N3Store();
     const focus = namedNode(intent.focus);
-    for (const c of closure) data.addQuad(quad(focus, namedNode(RDF('type')), namedNode(c)));
+    const type = namedNode(RDF('type'));
+    for (const c of closure) data.addQuad(quad(focus, type, namedNode(c)));
+    for (const [o, classes] of objectTypes ?? []) for (const c of tbox.closure(classes)) data.addQuad(quad(namedNode(o), type, namedNode(c)));
     for (const [p, terms] of intent.values) for (const t of terms) data.addQuad(quad(focus, namedNode(p), toRdfjs(t)));
     return data;
   }

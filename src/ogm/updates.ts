@@ -40,15 +40,25 @@ export function guardPatterns(iri: string, guard: Values): string[] {
 /**
  * One DELETE/INSERT that replaces every value of each property in `set` and applies only when
  * the guard holds. The WHERE is anchored on the individual's type: a WHERE made only of
- * `FILTER NOT EXISTS` is ignored by Virtuoso.
+ * `FILTER NOT EXISTS` is ignored by Virtuoso. Each old value is matched by a UNION whose second
+ * branch binds the variable to one of the individual's types when the property has no value:
+ * Virtuoso drops a whole solution (the INSERT too) when a DELETE template variable is unbound,
+ * so the usual `OPTIONAL` would make a first write of a property silently do nothing there. The
+ * stand-in triple `<s> <p> <type>` does not exist, so deleting it is harmless.
  */
 export function commitUpdate(graph: string, iri: string, set: Values, guard: Values): string {
   const s = sparqlIri(iri);
   const props = [...set.keys()];
   const del = props.map((p, i) => `${s} ${sparqlIri(p)} ?o${i} .`);
-  const optional = props.map((p, i) => `OPTIONAL { ${s} ${sparqlIri(p)} ?o${i} . }`);
-  const where = [`${s} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, guard), ...optional];
-  return `DELETE { ${inGraph(graph, del)} } INSERT { ${inGraph(graph, triples(iri, set))} } WHERE { ${inGraph(graph, where)} }`;
+  const old = props.map((p, i) => {
+    const pi = sparqlIri(p);
+    return `{ ${s} ${pi} ?o${i} . } UNION { ${s} ${sparqlIri(w3.type)} ?o${i} . FILTER NOT EXISTS { ${s} ${pi} ?x${i} . } }`;
+  });
+  const where = [`${s} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, guard), ...old];
+  const inserts = triples(iri, set);
+  // Virtuoso rejects an empty `INSERT { GRAPH <g> { } }`, so a pure removal has no INSERT clause.
+  const insert = inserts.length > 0 ? ` INSERT { ${inGraph(graph, inserts)} }` : '';
+  return `DELETE { ${inGraph(graph, del)} }${insert} WHERE { ${inGraph(graph, where)} }`;
 }
 
 /** ASK that holds when the commit's guard holds (checked atomically by stores that can). */
