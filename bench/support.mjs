@@ -1,0 +1,75 @@
+// Shared pieces of the benchmarks: timing, percentiles, result tables and files, and a plant of
+// registered Services generated straight into the store.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+export const RESULTS_DIR = new URL('./results/', import.meta.url);
+
+/** Runs `fn` `n` times (after `warmup` untimed runs) and returns per-call milliseconds. */
+export async function timeEach(n, fn, warmup = Math.min(50, n)) {
+  for (let i = 0; i < warmup; i++) await fn(i, true);
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i, false);
+    ms.push(performance.now() - t);
+  }
+  return ms;
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** One row of a result table. */
+export function row(name, ms, extra = {}) {
+  return { name, n: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), ...extra };
+}
+
+export function round(x) {
+  return Math.round(x * 1000) / 1000;
+}
+
+/** Prints rows as a table and writes them to bench/results/<name>.json. */
+export function report(name, meta, rows) {
+  console.log(`\n## ${name}`);
+  for (const [k, v] of Object.entries(meta)) console.log(`${k}: ${v}`);
+  console.table(rows);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(new URL(`${name}.json`, RESULTS_DIR), `${JSON.stringify({ name, at: new Date().toISOString(), meta, rows }, null, 2)}\n`);
+}
+
+const SVC = 'https://w3id.org/circularfactory/Service#';
+const CFC = 'https://w3id.org/circularfactory/Core#';
+const PLANT = 'https://example.org/plant#';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+
+/**
+ * N-Triples of `count` registered resources, each with one controller Service (address,
+ * heartbeat), one Workflow realizing one Capability, as registration writes them.
+ */
+export function plantNTriples(count, heartbeat = new Date()) {
+  const lines = [];
+  const t = `"${heartbeat.toISOString()}"^^<http://www.w3.org/2001/XMLSchema#dateTime>`;
+  for (let i = 0; i < count; i++) {
+    const r = `${PLANT}res${i}`;
+    const s = `${r}_service_http_c__s__s_10_d_0_d_0_d_1_c_${8000 + (i % 1000)}`;
+    const w = `${s}_workflow_open`;
+    const c = `${r}_capability_open`;
+    lines.push(
+      `<${s}> <${RDF_TYPE}> <${PLANT}ControllerService> .`,
+      `<${s}> <${SVC}isServiceOf> <${r}> .`,
+      `<${s}> <${SVC}address> "http://10.0.0.1:${8000 + (i % 1000)}/${i}"^^<http://www.w3.org/2001/XMLSchema#anyURI> .`,
+      `<${s}> <${SVC}lastHeartbeat> ${t} .`,
+      `<${w}> <${RDF_TYPE}> <${PLANT}OpenDoorWorkflow> .`,
+      `<${w}> <${SVC}isWorkflowOf> <${s}> .`,
+      `<${w}> <${SVC}endpoint> "http://10.0.0.1/${i}/workflows/open/execute"^^<http://www.w3.org/2001/XMLSchema#anyURI> .`,
+      `<${c}> <${RDF_TYPE}> <${PLANT}DoorOpeningCapability> .`,
+      `<${c}> <${SVC}realizedByWorkflow> <${w}> .`,
+      `<${r}> <${RDF_TYPE}> <${PLANT}Door> .`,
+      `<${r}> <${CFC}hasCapability> <${c}> .`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
