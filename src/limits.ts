@@ -10,4 +10,26 @@ export const LIMITS = Object.freeze({
   maxLiteralLength: 1_048_576,
   /** Largest SPARQL request the embedded store journals as one entry. */
   maxJournalEntryBytes: 16 * 1_048_576,
+  /**
+   * Journal size at which the embedded store writes a snapshot and starts a new journal. Replay
+   * at start costs about as much as the writes did, so this bounds start-up time (~64 MiB of
+   * small updates replays in seconds) while keeping snapshots (a full N-Quads dump) rare.
+   */
+  journalCompactBytes: 64 * 1_048_576,
+  /**
+   * Triples per `INSERT DATA` request when loading a document into a remote store: ~200-400 kB
+   * of SPARQL text, and few enough requests that a 100k-triple load is 50 round trips. Virtuoso
+   * 7.2's SPARQL compiler fails with "memory exhausted" near 5,000 triples in one request
+   * (measured here); 2,000 took ~35 ms a request.
+   */
+  remoteLoadChunkTriples: 2_000,
+  /** Rows per page when dumping a remote store (SELECT ... ORDER BY ... LIMIT/OFFSET). */
+  remoteDumpPageRows: 10_000,
+  /**
+   * Default time a remote store gets to answer one request, body included. Long enough for a
+   * loaded store's slowest routine query, short enough that a dead store is noticed by loops.
+   */
+  remoteRequestTimeoutMs: 30_000,
+  /** Characters of an error response's body quoted in a StoreError. */
+  storeErrorBodyPreview: 300,
 });

@@ -2,8 +2,9 @@ import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 
 // SPARQL's IRIREF excludes these and every code point up to U+0020; any of them could end a
-// `<...>` term early and let the rest of a string run as query text.
-const FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\\u007f-\u009f\u2028\u2029]/u;
+// `<...>` term early and let the rest of a string run as query text. Unicode white space and C1
+// controls are refused too: no real IRI holds them, and they make logs and errors misleading.
+const FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\\u007f-\u009f\s]/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** Explains why `value` is not an acceptable absolute IRI, or returns undefined when it is. */

@@ -32,3 +32,10 @@ export const PREFIXES: Readonly<Record<string, string>> = Object.freeze({
   xsd: XSD.iri,
   sh: SH.iri,
 });
+
+/** Terms of this product itself (bookkeeping such as the content hash of a provisioned module). */
+export const SM = namespace('https://w3id.org/semantic-middleware#');
+/** The SHACL shapes shipped in `ontology/shapes.ttl`. */
+export const SMSH = namespace('https://w3id.org/semantic-middleware/shapes#');
+/** The example plant of `ontology/examples/plant.ttl`, used by the demo and the tests only. */
+export const PLANT = namespace('https://example.org/plant#');

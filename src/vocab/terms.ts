@@ -1,4 +1,4 @@
-import { CFC, MES, OWL, RDF, RDFS, SH, SVC, XSD } from './namespaces.js';
+import { CFC, MES, OWL, PLANT, RDF, RDFS, SH, SM, SVC, XSD } from './namespaces.js';
 
 /** Terms of the Service module (`svc:`) that the spec names. */
 export const svc = Object.freeze({
@@ -60,6 +60,7 @@ export const w3 = Object.freeze({
   domain: RDFS('domain'),
   range: RDFS('range'),
   Class: OWL('Class'),
+  Ontology: OWL('Ontology'),
   NamedIndividual: OWL('NamedIndividual'),
   ObjectProperty: OWL('ObjectProperty'),
   DatatypeProperty: OWL('DatatypeProperty'),
@@ -90,4 +91,46 @@ export const xsd = Object.freeze({
   decimal: XSD('decimal'),
   double: XSD('double'),
   nonNegativeInteger: XSD('nonNegativeInteger'),
+});
+
+/** Terms of this product's own bookkeeping (`https://w3id.org/semantic-middleware#`). */
+export const sm = Object.freeze({
+  /**
+   * `<graph> sm:contentHash "sha256:<hex>"`, written inside a provisioned ontology graph: the
+   * hash of the file last loaded into it, so provisioning skips unchanged modules.
+   */
+  contentHash: SM('contentHash'),
+});
+
+/**
+ * The example plant of `ontology/examples/plant.ttl`. Not part of the interface: the demo and
+ * the tests use these classes and individuals.
+ */
+export const plant = Object.freeze({
+  Door: PLANT('Door'),
+  Robot: PLANT('Robot'),
+  Conveyor: PLANT('Conveyor'),
+  Part: PLANT('Part'),
+  ControllerService: PLANT('ControllerService'),
+  MonitorService: PLANT('MonitorService'),
+  DoorOpeningCapability: PLANT('DoorOpeningCapability'),
+  DoorClosingCapability: PLANT('DoorClosingCapability'),
+  DoorStateCapability: PLANT('DoorStateCapability'),
+  PickAndPlaceCapability: PLANT('PickAndPlaceCapability'),
+  TransportCapability: PLANT('TransportCapability'),
+  PositionCapability: PLANT('PositionCapability'),
+  OpenDoorWorkflow: PLANT('OpenDoorWorkflow'),
+  CloseDoorWorkflow: PLANT('CloseDoorWorkflow'),
+  PickAndPlaceWorkflow: PLANT('PickAndPlaceWorkflow'),
+  TransportWorkflow: PLANT('TransportWorkflow'),
+  DoorStateProperty: PLANT('DoorStateProperty'),
+  PositionStateProperty: PLANT('PositionStateProperty'),
+  OpenDoorOperation: PLANT('OpenDoorOperation'),
+  CloseDoorOperation: PLANT('CloseDoorOperation'),
+  PickAndPlaceOperation: PLANT('PickAndPlaceOperation'),
+  TransportOperation: PLANT('TransportOperation'),
+  door1: PLANT('door1'),
+  robot1: PLANT('robot1'),
+  conveyor1: PLANT('conveyor1'),
+  conveyor2: PLANT('conveyor2'),
 });

@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { StoreError } from '../../src/errors.js';
+import { LIMITS } from '../../src/limits.js';
+import { openEmbeddedStore, type StoreLogger } from '../../src/store/embedded-store.js';
+import { encodeEntry } from '../../src/store/journal.js';
+import { describeTripleStore } from '../support/store-suite.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'embedded-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function captureLogger(): StoreLogger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, info: () => undefined, warn: (_obj, msg) => warnings.push(msg), error: (_obj, msg) => warnings.push(msg) };
+}
+
+const insert = (id: string | number): string =>
+  `INSERT DATA { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
+const has = (id: string | number): string => `ASK { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
+
+async function countIn(dataDir: string, logger = captureLogger()): Promise<number> {
+  const store = await openEmbeddedStore({ dataDir, logger });
+  try {
+    const rows = await store.select('SELECT (COUNT(*) AS ?n) WHERE { GRAPH <urn:test:g> { ?s ?p ?o } }');
+    return Number(rows[0]?.['n']?.value);
+  } finally {
+    await store.close();
+  }
+}
+
+describeTripleStore('embedded (memory)', () => openEmbeddedStore());
+const suiteDir = mkdtempSync(join(tmpdir(), 'embedded-suite-'));
+describeTripleStore('embedded (data dir)', () => openEmbeddedStore({ dataDir: suiteDir }), async () =>
+  rmSync(suiteDir, { recursive: true, force: true }),
+);
+
+describe('embedded store', () => {
+  it('should describe its mode', async () => {
+    const memory = await openEmbeddedStore();
+    expect(memory.description).toBe('embedded store (memory)');
+    const dir = tempDir();
+    const durable = await openEmbeddedStore({ dataDir: dir });
+    expect(durable.description).toBe(`embedded store at ${dir}`);
+    await Promise.all([memory.close(), durable.close()]);
+  });
+
+  it('should accept a pino logger', async () => {
+    const store = await openEmbeddedStore({ dataDir: tempDir(), logger: pino({ level: 'silent' }) });
+    await store.close();
+  });
+
+  it('should wrap Oxigraph errors in a StoreError naming the store', async () => {
+    const store = await openEmbeddedStore();
+    const error = await store.select('SELECT ?x WHERE { ?x ?y }').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(/^embedded store \(memory\): .*error/su);
+    await store.close();
+    await expect(store.ask('ASK {}')).rejects.toThrow('embedded store (memory) is closed');
+  });
+
+  it('should keep writes across close and reopen', async () => {
+    const dir = tempDir();
+    const store = await openEmbeddedStore({ dataDir: dir });
+    for (let i = 0; i < 10; i += 1) await store.update(insert(i));
+    await store.update(`DELETE DATA { GRAPH <urn:test:g> { <urn:test:s:3> <urn:test:p> "v3" } }`);
+    await store.load('<urn:test:s:l> <urn:test:p> "vl" .', { graph: 'urn:test:g', format: 'application/n-triples' });
+    expect(await store.conditionalUpdate(insert('c'), { before: has(0), after: has('c') })).toBe(true);
+    await store.close();
+    const again = await openEmbeddedStore({ dataDir: dir });
+    for (const id of [0, 1, 2, 4, 9, 'l', 'c']) expect(await again.ask(has(id))).toBe(true);
+    expect(await again.ask(has(3))).toBe(false);
+    await again.close();
+  });
+
+  it('should not journal a failed update', async () => {
+    const dir = tempDir();
+    const store = await openEmbeddedStore({ dataDir: dir });
+    await store.update(insert(1));
+    const journal = readdirSync(dir).find((name) => name.startsWith('journal-'))!;
+    const size = statSync(join(dir, journal)).size;
+    await expect(store.update('INSERT DATA { GRAPH <urn:test:g> { broken')).rejects.toBeInstanceOf(StoreError);
+    expect(await store.conditionalUpdate(insert(2), { before: has('none'), after: has(2) })).toBe(false);
+    expect(statSync(join(dir, journal)).size).toBe(size);
+    await store.close();
+  });
+
+  it('should keep everything through compactions', async () => {
+    const dir = tempDir();
+    const store = await openEmbeddedStore({ dataDir: dir, compactAfterBytes: 1024 });
+    await Promise.all(Array.from({ length: 200 }, (_, i) => store.update(insert(i))));
+    for (let i = 200; i < 300; i += 1) await store.update(insert(i));
+    expect(readdirSync(dir).some((name) => /^snapshot-\d+\.nq$/u.test(name))).toBe(true);
+    await store.close();
+    const files = readdirSync(dir).sort();
+    expect(files.filter((name) => name.startsWith('journal-'))).toHaveLength(1);
+    expect(files.filter((name) => name.startsWith('snapshot-'))).toHaveLength(1);
+    expect(await countIn(dir)).toBe(300);
+  });
+
+  it('should make a load too large for one journal entry durable by a snapshot', async () => {
+    const dir = tempDir();
+    const store = await openEmbeddedStore({ dataDir: dir });
+    const big = 'y'.repeat(LIMITS.maxLiteralLength - 10);
+    const lines = Array.from({ length: Math.ceil(LIMITS.maxJournalEntryBytes / big.length) + 1 }, (_, i) => `<urn:test:s:${i}> <urn:test:p> "${big}" .`);
+    const progress: number[] = [];
+    await store.load(lines.join('\n'), { graph: 'urn:test:g', format: 'application/n-triples', onProgress: (n) => progress.push(n) });
+    expect(progress).toEqual([lines.length]);
+    await store.close();
+    expect(await countIn(dir)).toBe(lines.length);
+  });
+
+  it('should ignore a torn last journal entry with a warning', async () => {
+    const dir = tempDir();
+    const entry = (id: number): Buffer => encodeEntry({ op: 'update', sparql: insert(id) });
+    writeFileSync(join(dir, 'journal-0.log'), Buffer.concat([entry(1), entry(2), entry(3).subarray(0, 40)]));
+    const logger = captureLogger();
+    const store = await openEmbeddedStore({ dataDir: dir, logger });
+    expect(logger.warnings.join('\n')).toMatch(/torn last journal entry/u);
+    expect(await store.ask(has(2))).toBe(true);
+    expect(await store.ask(has(3))).toBe(false);
+    await store.update(insert(4)); // appended after the valid prefix, not after the garbage
+    await store.close();
+    expect(await countIn(dir)).toBe(3);
+  });
+
+  it('should stop replay at a damaged entry and keep the rest aside', async () => {
+    const dir = tempDir();
+    const entry = (id: number): Buffer => encodeEntry({ op: 'update', sparql: insert(id) });
+    const corrupt = Buffer.from(entry(2).toString('latin1').replace('v2', 'v9'), 'latin1'); // checksum no longer matches
+    writeFileSync(join(dir, 'journal-0.log'), Buffer.concat([entry(1), corrupt, entry(3)]));
+    appendFileSync(join(dir, 'journal-1.log'), entry(4));
+    const logger = captureLogger();
+    const store = await openEmbeddedStore({ dataDir: dir, logger });
+    expect(logger.warnings.join('\n')).toMatch(/journal is damaged/u);
+    expect(await store.ask(has(1))).toBe(true);
+    for (const id of [2, 3, 4, 9]) expect(await store.ask(`ASK { GRAPH ?g { <urn:test:s:${id}> ?p ?o } }`)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.includes('.damaged-'))).toHaveLength(2);
+    await store.close();
+    expect(await countIn(dir)).toBe(1);
+  });
+
+  it('should refuse a second open of one data dir and name the holder', async () => {
+    const dir = tempDir();
+    const store = await openEmbeddedStore({ dataDir: dir });
+    const error = await openEmbeddedStore({ dataDir: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toContain('in use by this process');
+    expect((error as Error).message).toContain(join(dir, 'LOCK'));
+    const alias = join(tempDir(), 'alias');
+    symlinkSync(dir, alias);
+    await expect(openEmbeddedStore({ dataDir: alias })).rejects.toThrow('in use by this process');
+    await store.close();
+    await (await openEmbeddedStore({ dataDir: dir })).close();
+  });
+
+  it('should refuse a lock held by another live process and take over a dead one', async () => {
+    const dir = tempDir();
+    const { hostname } = await import('node:os');
+    writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: process.ppid, hostname: hostname() }));
+    await expect(openEmbeddedStore({ dataDir: dir })).rejects.toThrow(`in use by process ${process.ppid}`);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: dead, hostname: hostname() }));
+    const logger = captureLogger();
+    const store = await openEmbeddedStore({ dataDir: dir, logger });
+    expect(logger.warnings).toContain('took over the lock of a process that is no longer running');
+    expect(JSON.parse(readFileSync(join(dir, 'LOCK'), 'utf8'))).toMatchObject({ pid: process.pid });
+    await store.close();
+    expect(existsSync(join(dir, 'LOCK'))).toBe(false);
+  });
+});
+
+describe('embedded store crash (kill -9)', () => {
+  let build: string;
+
+  // A child process runs plain JS, so the store's module closure is compiled for it (emit only).
+  beforeAll(() => {
+    mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
+    build = mkdtempSync(join(ROOT, 'node_modules/.cache/embedded-store-'));
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noCheck', '--skipLibCheck', '--outDir', build, '--rootDir', join(ROOT, 'src'),
+        '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', join(ROOT, 'src/store/embedded-store.ts')],
+      { encoding: 'utf8' },
+    );
+    if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
+    writeFileSync(join(build, 'package.json'), '{"type":"module"}');
+  }, 60_000);
+
+  afterAll(() => rmSync(build, { recursive: true, force: true }));
+
+  function crashRun(dataDir: string, round: number, killAfterAcks: number): Promise<string[]> {
+    const child = spawn(process.execPath, [join(ROOT, 'test/support/embedded-crash-writer.mjs'), join(build, 'store/embedded-store.js'), dataDir, String(round), '4'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const acks: string[] = [];
+    let buffered = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) if (line.startsWith('ack ')) acks.push(line.slice(4));
+      if (acks.length >= killAfterAcks) child.kill('SIGKILL');
+    });
+    return new Promise((resolvePromise, reject) => {
+      child.on('error', reject);
+      child.on('close', (_code, signal) => {
+        if (signal !== 'SIGKILL') reject(new Error(`crash writer exited on its own: ${stderr}`));
+        else resolvePromise(acks);
+      });
+    });
+  }
+
+  it('should keep every acknowledged write and open after each kill', async () => {
+    const dir = tempDir();
+    const acked: string[] = [];
+    for (let round = 0; round < 4; round += 1) {
+      acked.push(...(await crashRun(dir, round, 150 + Math.floor(Math.random() * 250))));
+      const logger = captureLogger();
+      const store = await openEmbeddedStore({ dataDir: dir, logger });
+      const rows = await store.select('SELECT ?id WHERE { GRAPH <urn:test:crash> { ?w <urn:test:p:id> ?id } }');
+      const present = new Set(rows.map((row) => row['id']!.value));
+      expect(acked.filter((id) => !present.has(id))).toEqual([]);
+      await store.close();
+    }
+    expect(acked.length).toBeGreaterThanOrEqual(600);
+  }, 120_000);
+});
