@@ -92,6 +92,7 @@ CheckpointInterval = 60
 NumberOfBuffers = 20000
 MaxDirtyBuffers = 15000
 MaxSortedTopRows = 1000000
+DefaultIsolation = 8
 DirsAllowed = ., $DIR
 
 [HTTPServer]

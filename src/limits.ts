@@ -30,6 +30,8 @@ export const LIMITS = Object.freeze({
    * loaded store's slowest routine query, short enough that a dead store is noticed by loops.
    */
   remoteRequestTimeoutMs: 30_000,
+  /** Times a remote request rolled back as a deadlock victim is sent before the error is raised. */
+  storeDeadlockRetries: 5,
   /** Characters of an error response's body quoted in a StoreError. */
   storeErrorBodyPreview: 300,
 });

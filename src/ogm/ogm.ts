@@ -2,13 +2,14 @@ import { ValidationError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import type { Term } from '../store/terms.js';
 import type { TripleStore } from '../store/triple-store.js';
-import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
+import { DEFAULT_DATA_GRAPH, MATCHED_INDIVIDUAL as MATCHED } from '../vocab/defaults.js';
 import { w3 } from '../vocab/terms.js';
 import { OgmDb } from './db.js';
 import { WriteShapes } from './shapes.js';
 import { loadTbox, type Tbox } from './tbox.js';
 import { TypeCache } from './type-cache.js';
-import { appliedAsk, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, typesQuery } from './updates.js';
+import { appliedAsk, commitMatchingUpdate, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, guardPatterns, oneOfPatterns, typesQuery } from './updates.js';
+import type { SparqlFragment } from '../store/sparql.js';
 import { checkClasses, checkMaxCounts, resolveValues, type WriteIntent } from './validate.js';
 import type { ValueInput } from './values.js';
 
@@ -36,6 +37,21 @@ export interface CommitInput {
   set: PropertyInputs;
   /** Property -> the values it must hold right now (`[]`: none) for the commit to apply. */
   guard?: PropertyInputs;
+  /** Property -> the values of which it must hold exactly one right now for the commit to apply. */
+  guardOneOf?: PropertyInputs;
+  graph?: string;
+}
+
+export interface CommitMatchingInput {
+  /**
+   * WHERE fragment (built with the `sparql` template, evaluated inside the graph) binding `?s`
+   * to every individual to change.
+   */
+  match: SparqlFragment;
+  /** Class every matched individual belongs to; the write is validated against it. */
+  subjectClass: string;
+  /** Property -> the new values of every matched individual; `[]` removes them. */
+  set: PropertyInputs;
   graph?: string;
 }
 
@@ -147,21 +163,40 @@ export class OGM {
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = await this.typesOf(iri, graph);
-    const { tbox, set, guard } = await this.withTbox((tbox) => {
+    const { tbox, set, guards } = await this.withTbox((tbox) => {
       checkClasses(tbox, iri, classes);
       const set = resolveValues(tbox, iri, classes, input.set);
-      const guard = resolveValues(tbox, iri, classes, input.guard ?? {});
+      const exact = resolveValues(tbox, iri, classes, input.guard ?? {});
+      const oneOf = resolveValues(tbox, iri, classes, input.guardOneOf ?? {});
       checkMaxCounts(tbox, { focus: iri, classes, values: set });
-      return { tbox, set, guard };
+      return { tbox, set, guards: [...guardPatterns(iri, exact), ...oneOfPatterns(iri, oneOf)] };
     });
     await this.checkShapes(tbox, graph, { focus: iri, classes, values: set }, new Set(set.keys()));
-    const update = commitUpdate(graph, iri, set, guard);
-    if (guard.size === 0) {
+    const update = commitUpdate(graph, iri, set, guards);
+    if (guards.length === 0) {
       await this.store.update(update);
       return { applied: true };
     }
-    const applied = await this.store.conditionalUpdate(update, { before: guardAsk(graph, iri, guard), after: appliedAsk(graph, iri, set) });
+    const applied = await this.store.conditionalUpdate(update, { before: guardAsk(graph, iri, guards), after: appliedAsk(graph, iri, set) });
     return { applied };
+  }
+
+  /**
+   * Replaces property values on every individual `match` binds to `?s`, in one request: the
+   * bulk form of {@link commit} for sweeps and deregistration, whose cost must not grow with
+   * the number of individuals. Validated against `subjectClass`.
+   */
+  async commitMatching(input: CommitMatchingInput): Promise<void> {
+    const graph = assertIri(input.graph ?? this.graph, 'graph');
+    const classes = [assertIri(input.subjectClass, 'subjectClass')];
+    const { tbox, set } = await this.withTbox((tbox) => {
+      checkClasses(tbox, MATCHED, classes);
+      const set = resolveValues(tbox, MATCHED, classes, input.set);
+      checkMaxCounts(tbox, { focus: MATCHED, classes, values: set });
+      return { tbox, set };
+    });
+    await this.checkShapes(tbox, graph, { focus: MATCHED, classes, values: set }, new Set(set.keys()));
+    await this.store.update(commitMatchingUpdate(graph, input.match.text, set));
   }
 
   private async checkShapes(tbox: Tbox, graph: string, intent: WriteIntent, paths?: ReadonlySet<string>): Promise<void> {

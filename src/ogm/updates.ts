@@ -46,24 +46,52 @@ export function guardPatterns(iri: string, guard: Values): string[] {
  * so the usual `OPTIONAL` would make a first write of a property silently do nothing there. The
  * stand-in triple `<s> <p> <type>` does not exist, so deleting it is harmless.
  */
-export function commitUpdate(graph: string, iri: string, set: Values, guard: Values): string {
-  const s = sparqlIri(iri);
+export function commitUpdate(graph: string, iri: string, set: Values, guards: readonly string[]): string {
+  return replaceUpdate(graph, sparqlIri(iri), set, [`${sparqlIri(iri)} ${sparqlIri(w3.type)} ?anchorType .`, ...guards]);
+}
+
+/**
+ * The same replacement on every individual bound to `?s` by `match` (a WHERE fragment built
+ * by the `sparql` template), in one request.
+ */
+export function commitMatchingUpdate(graph: string, match: string, set: Values): string {
+  return replaceUpdate(graph, '?s', set, [match]);
+}
+
+function replaceUpdate(graph: string, s: string, set: Values, where: readonly string[]): string {
   const props = [...set.keys()];
   const del = props.map((p, i) => `${s} ${sparqlIri(p)} ?o${i} .`);
   const old = props.map((p, i) => {
     const pi = sparqlIri(p);
     return `{ ${s} ${pi} ?o${i} . } UNION { ${s} ${sparqlIri(w3.type)} ?o${i} . FILTER NOT EXISTS { ${s} ${pi} ?x${i} . } }`;
   });
-  const where = [`${s} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, guard), ...old];
-  const inserts = triples(iri, set);
+  const inserts = templateTriples(s, set);
   // Virtuoso rejects an empty `INSERT { GRAPH <g> { } }`, so a pure removal has no INSERT clause.
   const insert = inserts.length > 0 ? ` INSERT { ${inGraph(graph, inserts)} }` : '';
-  return `DELETE { ${inGraph(graph, del)} }${insert} WHERE { ${inGraph(graph, where)} }`;
+  return `DELETE { ${inGraph(graph, del)} }${insert} WHERE { ${inGraph(graph, [...where, ...old])} }`;
+}
+
+function templateTriples(s: string, values: Values): string[] {
+  const out: string[] = [];
+  for (const [p, terms] of values) for (const t of terms) out.push(`${s} ${sparqlIri(p)} ${sparqlTerm(t)} .`);
+  return out;
+}
+
+/** Patterns that hold when each property holds exactly one value, and it is one of the given ones. */
+export function oneOfPatterns(iri: string, oneOf: Values): string[] {
+  const s = sparqlIri(iri);
+  let i = 0;
+  return [...oneOf].map(([p, allowed]) => {
+    const h = `?h${i}`;
+    const k = `?k${i++}`;
+    const pi = sparqlIri(p);
+    return `${s} ${pi} ${h} . FILTER(${h} IN ${termList(allowed)}) FILTER NOT EXISTS { ${s} ${pi} ${k} . FILTER(!sameTerm(${k}, ${h})) }`;
+  });
 }
 
 /** ASK that holds when the commit's guard holds (checked atomically by stores that can). */
-export function guardAsk(graph: string, iri: string, guard: Values): string {
-  return `ASK { ${inGraph(graph, [`${sparqlIri(iri)} ${sparqlIri(w3.type)} ?anchorType .`, ...guardPatterns(iri, guard)])} }`;
+export function guardAsk(graph: string, iri: string, guards: readonly string[]): string {
+  return `ASK { ${inGraph(graph, [`${sparqlIri(iri)} ${sparqlIri(w3.type)} ?anchorType .`, ...guards])} }`;
 }
 
 /** ASK that holds once the commit applied: each set property holds exactly its new values. */

@@ -32,6 +32,7 @@ export interface RemoteStore extends TripleStore {
 }
 
 const JSON_RESULTS = 'application/sparql-results+json';
+const DEADLOCK = /\b40001\b|deadlock/iu;
 
 /**
  * Graphs every Virtuoso holds for itself (its RDF views, LDP and endpoint descriptions);
@@ -219,8 +220,24 @@ class RemoteSparqlStore implements RemoteStore {
     this.closed = true;
   }
 
-  /** One request; returns the body of a 2xx answer, or throws a StoreError naming the endpoint. */
+  /**
+   * One request, sent again when the store rolled it back as a deadlock victim (SQLSTATE 40001,
+   * which serializable stores such as Virtuoso with `DefaultIsolation = 8` answer when two
+   * compare-and-set updates collide): the whole request was undone, so sending it again is safe.
+   */
   private async exchange(text: string, update: boolean): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.exchangeOnce(text, update);
+      } catch (error) {
+        if (!(error instanceof StoreError) || !DEADLOCK.test(error.message) || attempt >= LIMITS.storeDeadlockRetries) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      }
+    }
+  }
+
+  /** One request; returns the body of a 2xx answer, or throws a StoreError naming the endpoint. */
+  private async exchangeOnce(text: string, update: boolean): Promise<string> {
     if (this.closed) throw new RuntimeError(`${this.description} is closed`);
     const endpoint = update ? this.updateUrl : this.queryUrl;
     try {

@@ -4,3 +4,6 @@
  * graph goes here.
  */
 export const DEFAULT_DATA_GRAPH = 'https://w3id.org/semantic-middleware/graph/data';
+
+/** Stands for "each matched individual" in the validation messages of a bulk commit. */
+export const MATCHED_INDIVIDUAL = 'urn:semantic-middleware:matched-individual';

@@ -4,6 +4,7 @@ import { OGM } from '../../src/ogm/index.js';
 import { literal, namedNode } from '../../src/store/terms.js';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { cfc, PLANT, svc, xsd } from '../../src/vocab/index.js';
+import { sparql } from '../../src/store/sparql.js';
 import { openTestStore } from '../support/fixtures.js';
 
 const G = 'urn:test:ogm';
@@ -106,6 +107,38 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
       Array.from({ length: 12 }, () => ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } })),
     );
     expect(results.filter((r) => r.applied)).toHaveLength(1);
+  });
+
+  onStore('should apply a one-of guard only when the property holds one allowed value', async () => {
+    const op = 'https://example.org/plant#OpenDoorOperation_op_000000000005';
+    await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'running' } });
+    const fail = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
+    const again = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
+    expect([fail.applied, again.applied]).toEqual([true, false]);
+  });
+
+  onStore('should replace values on every matched individual in one request', async () => {
+    const ops = [1, 2, 3].map((i) => `https://example.org/plant#OpenDoorOperation_op_10000000000${i}`);
+    for (const [i, op] of ops.entries()) {
+      await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: i === 2 ? 'done' : 'queued' } });
+    }
+    const before = store!.requestCount;
+    await ogm.commitMatching({
+      subjectClass: cfc.Operation,
+      match: sparql`?s ${namedNode(svc.operationStatus)} ${literal('queued')} .`,
+      set: { [svc.operationStatus]: 'failed', [svc.executionResult]: 'swept' },
+    });
+    expect(store!.requestCount - before).toBe(1);
+    const statuses = await Promise.all(ops.map(async (op) => (await ogm.fetch(op))?.properties[svc.operationStatus]?.[0]?.value));
+    expect(statuses).toEqual(['failed', 'failed', 'done']);
+    await expectRefused(
+      () => ogm.commitMatching({ subjectClass: cfc.Operation, match: sparql`?s ${namedNode(svc.operationStatus)} ?x .`, set: { [svc.address]: 'http://x' } }),
+      /outside the domain/,
+    );
+  });
+
+  it('should refuse to paste a plain string into SPARQL text', () => {
+    expect(() => sparql`?s ?p ${'"; DROP ALL' as unknown as ReturnType<typeof literal>}`).toThrow(ValueError);
   });
 
   onStore('should refuse an undeclared property', async () => {
