@@ -126,14 +126,23 @@ export class OGM {
     return this.shapesPromise;
   }
 
+  /**
+   * Re-reads the TBox after a miss, at most once per {@link TBOX_REFRESH_MS}; returns whether a
+   * fresh read will happen.
+   */
+  refreshAfterMiss(): boolean {
+    if (Date.now() - this.tboxLoadedAt < TBOX_REFRESH_MS) return false;
+    this.invalidate();
+    return true;
+  }
+
   /** Runs a validation against the TBox, re-reading it once if it names something unknown. */
   private async withTbox<T>(fn: (tbox: Tbox) => T): Promise<T> {
     try {
       return fn(await this.tbox());
     } catch (e) {
       const miss = e instanceof ValidationError && /-declared$/u.test(e.details.rule);
-      if (!miss || Date.now() - this.tboxLoadedAt < TBOX_REFRESH_MS) throw e;
-      this.invalidate();
+      if (!miss || !this.refreshAfterMiss()) throw e;
       return fn(await this.tbox());
     }
   }
