@@ -149,6 +149,23 @@ export class OGM {
 
   /** Creates a typed individual with its properties in one `INSERT DATA`. */
   async create(input: CreateInput): Promise<void> {
+    const { graph, iri, classes, values } = await this.validateCreate(input);
+    await this.store.update(createUpdate(graph, iri, classes, values));
+    this.types.add(graph, iri, classes);
+  }
+
+  /**
+   * Validates a create without writing it and returns every triple it would write (types,
+   * `owl:NamedIndividual` and properties), so that a caller can later remove exactly those.
+   */
+  async createTriples(input: CreateInput): Promise<{ graph: string; triples: { subject: string; predicate: string; object: Term }[] }> {
+    const { graph, iri, classes, values } = await this.validateCreate(input);
+    const triples = [...classes, w3.NamedIndividual].map((c) => ({ subject: iri, predicate: w3.type, object: { termType: 'NamedNode', value: c } as Term }));
+    for (const [p, terms] of values) for (const t of terms) triples.push({ subject: iri, predicate: p, object: t });
+    return { graph, triples };
+  }
+
+  private async validateCreate(input: CreateInput): Promise<{ graph: string; iri: string; classes: string[]; values: Map<string, Term[]> }> {
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = typeof input.type === 'string' ? [input.type] : [...input.type];
@@ -159,8 +176,12 @@ export class OGM {
       return { tbox, values };
     });
     await this.checkShapes(tbox, graph, { focus: iri, classes, values });
-    await this.store.update(createUpdate(graph, iri, classes, values));
-    this.types.add(graph, iri, classes);
+    return { graph, iri, classes, values };
+  }
+
+  /** Forgets what the OGM cached about an individual (after its triples were removed). */
+  forget(iri: string, graph = this.graph): void {
+    this.types.delete(graph, iri);
   }
 
   /**
