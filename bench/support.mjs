@@ -24,6 +24,7 @@ export function percentile(values, p) {
 
 /** One row of a result table. */
 export function row(name, ms, extra = {}) {
+  for (const [k, v] of Object.entries(extra)) if (typeof v === 'number') extra[k] = round(v);
   return { name, n: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), ...extra };
 }
 
@@ -49,10 +50,10 @@ const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
  * N-Triples of `count` registered resources, each with one controller Service (address,
  * heartbeat), one Workflow realizing one Capability, as registration writes them.
  */
-export function plantNTriples(count, heartbeat = new Date()) {
+export function plantNTriples(count, heartbeat = new Date(), { from = 0, queuedPerResource = 0 } = {}) {
   const lines = [];
   const t = `"${heartbeat.toISOString()}"^^<http://www.w3.org/2001/XMLSchema#dateTime>`;
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < from + count; i++) {
     const r = `${PLANT}res${i}`;
     const s = `${r}_service_http_c__s__s_10_d_0_d_0_d_1_c_${8000 + (i % 1000)}`;
     const w = `${s}_workflow_open`;
@@ -70,6 +71,14 @@ export function plantNTriples(count, heartbeat = new Date()) {
       `<${r}> <${RDF_TYPE}> <${PLANT}Door> .`,
       `<${r}> <${CFC}hasCapability> <${c}> .`,
     );
+    for (let k = 0; k < queuedPerResource; k++) {
+      const op = `${PLANT}OpenDoorOperation_op_${String(i).padStart(8, '0')}${String(k).padStart(4, '0')}`;
+      lines.push(
+        `<${op}> <${RDF_TYPE}> <${PLANT}OpenDoorOperation> .`,
+        `<${op}> <${CFC}implementsCapability> <${c}> .`,
+        `<${op}> <${SVC}operationStatus> "queued" .`,
+      );
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -2,12 +2,14 @@ import { namedNode, Store } from 'oxigraph';
 import { SemanticMiddlewareError, StoreError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
-import { Journal, type JournalEntry, type StoreLogger } from './journal.js';
+import { Journal } from './journal.js';
+import type { JournalEntry } from './journal-format.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
+import type { StoreLogger } from './store-logger.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
 
-export type { StoreLogger } from './journal.js';
+export type { StoreLogger } from './store-logger.js';
 
 /** Options of {@link openEmbeddedStore}. */
 export interface EmbeddedStoreOptions {

@@ -1,10 +1,17 @@
-import { DataFactory, Parser, Writer, type Quad, type Term as N3Term } from 'n3';
 import SimpleClient from 'sparql-http-client/SimpleClient.js';
-import { RuntimeError, StoreError, ValueError } from '../errors.js';
+import { RuntimeError, StoreError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { dumpPaged } from './remote-dump.js';
+import { chunkByBlankNodes, insertRequest, parseDocument } from './remote-load.js';
+import { splitCredentials } from './remote-endpoint.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
-import { sparqlIri, sparqlLiteral, type Term } from './terms.js';
+import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
+import { updateReport } from './virtuoso-report.js';
+
+// Re-exported for the callers and tests that import them from here.
+export { chunkByBlankNodes } from './remote-load.js';
+export { updateReport } from './virtuoso-report.js';
 
 /** Options of {@link openRemoteStore}. */
 export interface RemoteStoreOptions {
@@ -35,16 +42,6 @@ const JSON_RESULTS = 'application/sparql-results+json';
 const DEADLOCK = /\b40001\b|deadlock/iu;
 
 /**
- * Graphs every Virtuoso holds for itself (its RDF views, LDP and endpoint descriptions);
- * `dump()` without a graph leaves them out. Other stores do not have them, so the filter is harmless there.
- */
-const SYSTEM_GRAPHS = [
-  'http://www.openlinksw.com/schemas/virtrdf#',
-  'http://www.w3.org/ns/ldp#',
-  'http://localuriqaserver/sparql',
-];
-
-/**
  * Opens a store on any SPARQL 1.1 Protocol endpoint (GraphDB, Fuseki, Virtuoso, Oxigraph server,
  * ...) through `sparql-http-client`'s `SimpleClient`. Nothing is sent until the first call.
  *
@@ -65,30 +62,6 @@ const SYSTEM_GRAPHS = [
  */
 export function openRemoteStore(options: RemoteStoreOptions): RemoteStore {
   return new RemoteSparqlStore(options);
-}
-
-interface Endpoint {
-  /** URL sent to, without userinfo. */
-  url: string;
-  user?: string;
-  password?: string;
-}
-
-function splitCredentials(raw: string, what: string): Endpoint {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ValueError(`${what} is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ValueError(`${what} must be an http(s) URL, got scheme ${JSON.stringify(url.protocol)}`);
-  }
-  const user = url.username ? decodeURIComponent(url.username) : undefined;
-  const password = url.password ? decodeURIComponent(url.password) : undefined;
-  url.username = '';
-  url.password = '';
-  return { url: url.toString(), ...(user !== undefined && { user }), ...(password !== undefined && { password }) };
 }
 
 class RemoteSparqlStore implements RemoteStore {
@@ -137,7 +110,7 @@ class RemoteSparqlStore implements RemoteStore {
   }
 
   async ask(query: string): Promise<boolean> {
-    return parseAsk(await this.exchange(query, false), this.queryUrl);
+    return parseAskJson(await this.exchange(query, false), this.queryUrl);
   }
 
   async update(update: string): Promise<void> {
@@ -149,10 +122,8 @@ class RemoteSparqlStore implements RemoteStore {
    * what an update did, else in two.
    *
    * Virtuoso answers every update with a one-row result whose text counts the template
-   * instantiations: `Modify <g>, delete 1 (or less) and insert 1 (or less) triples -- done`,
-   * `Insert into <g>, 0 triples -- nothing to do`, `Delete 2 (or less) quads -- done` (templates
-   * over several graphs, one line each). The counts are solutions times template triples, not
-   * triples actually changed: a matching WHERE that re-inserts present triples still reports
+   * instantiations, e.g. `Insert into <g>, 0 triples -- nothing to do` (read by
+   * {@link updateReport}). The counts are solutions times template triples, not triples actually changed: a matching WHERE that re-inserts present triples still reports
    * 1, so "some count > 0" is exactly "the condition held". Hence: the update's DELETE or INSERT
    * template must not be empty, and (a Virtuoso quirk) its WHERE must not consist of a lone
    * `FILTER NOT EXISTS`, which Virtuoso ignores.
@@ -182,12 +153,7 @@ class RemoteSparqlStore implements RemoteStore {
    */
   async load(document: string, options: LoadOptions): Promise<void> {
     const graph = sparqlIri(options.graph);
-    let quads: Quad[];
-    try {
-      quads = new Parser({ format: options.format, ...(options.baseIri && { baseIRI: options.baseIri }) }).parse(document);
-    } catch (cause) {
-      throw new ValueError(`cannot parse the ${options.format} document: ${(cause as Error).message}`, { cause });
-    }
+    const quads = parseDocument(document, options);
     let written = 0;
     for (const chunk of chunkByBlankNodes(quads, this.chunkTriples)) {
       await this.update(insertRequest(graph, chunk));
@@ -197,23 +163,12 @@ class RemoteSparqlStore implements RemoteStore {
   }
 
   /**
-   * N-Quads of one graph, or of every graph but Virtuoso's own ({@link SYSTEM_GRAPHS}), read in
-   * ordered pages of {@link LIMITS.remoteDumpPageRows} rows. Blank nodes are relabelled
-   * `_:b0`, `_:b1`, ... (Virtuoso's `nodeID://...` are not valid labels).
+   * N-Quads of one graph, or of every graph but Virtuoso's own (`SYSTEM_GRAPHS` in
+   * `remote-dump.ts`), read in ordered pages of {@link LIMITS.remoteDumpPageRows} rows. Blank
+   * nodes are relabelled `_:b0`, `_:b1`, ... (Virtuoso's `nodeID://...` are not valid labels).
    */
   async dump(options: { graph?: string } = {}): Promise<string> {
-    const where = options.graph
-      ? `GRAPH ${sparqlIri(options.graph)} { ?s ?p ?o } BIND(${sparqlIri(options.graph)} AS ?g)`
-      : `GRAPH ?g { ?s ?p ?o } FILTER(?g NOT IN (${SYSTEM_GRAPHS.map(sparqlIri).join(', ')}))`;
-    const page = LIMITS.remoteDumpPageRows;
-    const labels = new Map<string, string>();
-    const quads: Quad[] = [];
-    for (let offset = 0; ; offset += page) {
-      const rows = await this.select(`SELECT ?g ?s ?p ?o WHERE { ${where} } ORDER BY ?g ?s ?p ?o LIMIT ${page} OFFSET ${offset}`);
-      for (const row of rows) quads.push(toQuad(row, labels));
-      if (rows.length < page) break;
-    }
-    return new Writer({ format: 'N-Quads' }).quadsToString(quads);
+    return dumpPaged((query) => this.select(query), options);
   }
 
   async close(): Promise<void> {
@@ -272,130 +227,4 @@ function bodyPreview(body: string): string {
   const flat = body.replace(/\s+/gu, ' ').trim();
   if (!flat) return '(empty body)';
   return flat.length > LIMITS.storeErrorBodyPreview ? `${flat.slice(0, LIMITS.storeErrorBodyPreview)}...` : flat;
-}
-
-/** Reads an ASK answer in the standard shape or in Virtuoso's `__ASK_RETVAL` result-set shape. */
-function parseAsk(text: string, source: string): boolean {
-  let doc: { boolean?: unknown; results?: { bindings?: Record<string, { value?: string }>[] } } | undefined;
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch {
-    doc = undefined;
-  }
-  const rows = doc?.results?.bindings;
-  if (typeof doc?.boolean !== 'boolean' && Array.isArray(rows)) {
-    const value = rows[0]?.['__ASK_RETVAL']?.value;
-    return value !== undefined && value !== '0' && value !== 'false';
-  }
-  return parseAskJson(text, source);
-}
-
-// "Modify <g>, delete 1 (or less) and insert 1 (or less) triples -- done": each count is
-// followed by "and insert", "triples" or "quads". Digits inside <...> cannot be, as IRIs hold no spaces.
-const REPORT_LINE = / -- (?:done|nothing to do)$/u;
-const REPORT_COUNT = /\b(\d+)(?: \(or less\))?(?= (?:and insert|triples|quads)\b)/gu;
-
-/**
- * Whether an update applied, from Virtuoso's report text (see `conditionalUpdate`);
- * undefined when the answer is not such a report.
- */
-export function updateReport(body: string): boolean | undefined {
-  let text: unknown;
-  try {
-    const doc = JSON.parse(body) as { results?: { bindings?: Record<string, { value?: unknown }>[] } };
-    text = doc.results?.bindings?.[0]?.['callret-0']?.value;
-  } catch {
-    return undefined;
-  }
-  if (typeof text !== 'string') return undefined;
-  const counts: number[] = [];
-  for (const line of text.split('\n')) {
-    if (!REPORT_LINE.test(line)) return undefined;
-    for (const m of line.matchAll(REPORT_COUNT)) counts.push(Number(m[1]));
-  }
-  return counts.length === 0 ? undefined : counts.some((n) => n > 0);
-}
-
-/**
- * Splits triples into requests of at most `size`, keeping every set of triples connected
- * through blank nodes in one request (an oversized set goes alone). Document order otherwise.
- */
-export function chunkByBlankNodes(quads: readonly Quad[], size: number): Quad[][] {
-  const parent = new Map<string, string>();
-  const find = (x: string): string => {
-    let root = x;
-    while (parent.get(root) !== root) root = parent.get(root)!;
-    for (let y = x; y !== root; ) {
-      const next = parent.get(y)!;
-      parent.set(y, root);
-      y = next;
-    }
-    return root;
-  };
-  const blanks = (q: Quad): string[] => [q.subject, q.object].filter((t) => t.termType === 'BlankNode').map((t) => t.value);
-  for (const q of quads) {
-    const ids = blanks(q);
-    for (const id of ids) if (!parent.has(id)) parent.set(id, id);
-    for (const id of ids.slice(1)) parent.set(find(id), find(ids[0]!));
-  }
-  const units = new Map<string, Quad[]>();
-  quads.forEach((q, i) => {
-    const ids = blanks(q);
-    const key = ids.length ? `_:${find(ids[0]!)}` : `#${i}`;
-    const unit = units.get(key);
-    if (unit) unit.push(q);
-    else units.set(key, [q]);
-  });
-  const chunks: Quad[][] = [];
-  let current: Quad[] = [];
-  for (const unit of units.values()) {
-    if (current.length > 0 && current.length + unit.length > size) {
-      chunks.push(current);
-      current = [];
-    }
-    current.push(...unit);
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
-
-/** One request adding `quads` to `graph` (already `<...>`); see `load` for the blank-node form. */
-function insertRequest(graph: string, quads: readonly Quad[]): string {
-  const labels = new Map<string, string>();
-  const term = (t: N3Term): string => {
-    switch (t.termType) {
-      case 'NamedNode':
-        return sparqlIri(t.value);
-      case 'Literal':
-        return sparqlLiteral({ value: t.value, datatype: t.datatype.value, language: t.language });
-      case 'BlankNode': {
-        let label = labels.get(t.value);
-        if (!label) labels.set(t.value, (label = `_:b${labels.size}`));
-        return label;
-      }
-      default:
-        throw new ValueError(`cannot load a ${t.termType} term into a remote store`);
-    }
-  };
-  const body = quads.map((q) => `${term(q.subject)} ${term(q.predicate)} ${term(q.object)} .`).join('\n');
-  return labels.size === 0 ? `INSERT DATA { GRAPH ${graph} {\n${body}\n} }` : `INSERT { GRAPH ${graph} {\n${body}\n} } WHERE {}`;
-}
-
-function toQuad(row: Bindings, labels: Map<string, string>): Quad {
-  const term = (t: Term | undefined) => {
-    if (!t) throw new StoreError('dump: the store answered a row without ?s, ?p, ?o or ?g');
-    if (t.termType === 'NamedNode') return DataFactory.namedNode(t.value);
-    if (t.termType === 'BlankNode') {
-      let label = labels.get(t.value);
-      if (!label) labels.set(t.value, (label = `b${labels.size}`));
-      return DataFactory.blankNode(label);
-    }
-    return DataFactory.literal(t.value, t.language || DataFactory.namedNode(t.datatype));
-  };
-  return DataFactory.quad(
-    term(row.s) as Quad['subject'],
-    term(row.p) as Quad['predicate'],
-    term(row.o) as Quad['object'],
-    term(row.g) as Quad['graph'],
-  );
 }

@@ -44,9 +44,18 @@ export function parseSelectJson(text: string, source: string): Bindings[] {
   });
 }
 
-/** Parses an ASK result document. */
+/**
+ * Parses an ASK result document: the standard `{"boolean": ...}`, or Virtuoso's one-column
+ * result set (`__ASK_RETVAL`, one row holding `1` when true, no rows when false), which it
+ * sends for an ASK asked for as `application/sparql-results+json`.
+ */
 export function parseAskJson(text: string, source: string): boolean {
   const doc = parseJson(text, source);
+  const rows = doc.results?.bindings;
+  if (typeof doc.boolean !== 'boolean' && Array.isArray(rows)) {
+    const value = rows[0]?.['__ASK_RETVAL']?.value;
+    return value !== undefined && value !== '0' && value !== 'false';
+  }
   if (typeof doc.boolean !== 'boolean') throw new StoreError(`${source} answered an ASK without a boolean`, source);
   return doc.boolean;
 }

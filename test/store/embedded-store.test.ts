@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { StoreError } from '../../src/errors.js';
 import { LIMITS } from '../../src/limits.js';
 import { openEmbeddedStore, type StoreLogger } from '../../src/store/embedded-store.js';
-import { encodeEntry } from '../../src/store/journal.js';
+import { encodeEntry } from '../../src/store/journal-format.js';
 import { describeTripleStore } from '../support/store-suite.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
