@@ -87,7 +87,7 @@ Striping = 0
 [Parameters]
 ServerPort = $HOST:$SQL_PORT
 DisableUnixSocket = 1
-ServerThreads = 10
+ServerThreads = 20
 CheckpointInterval = 60
 NumberOfBuffers = 20000
 MaxDirtyBuffers = 15000
@@ -98,8 +98,8 @@ DirsAllowed = ., $DIR
 [HTTPServer]
 ServerPort = $HOST:$HTTP_PORT
 ServerRoot = $DIR
-ServerThreads = 10
-MaxClientConnections = 10
+ServerThreads = 20
+MaxClientConnections = 40
 EnabledDavVSP = 0
 
 [Client]

@@ -30,6 +30,11 @@ export const LIMITS = Object.freeze({
    * loaded store's slowest routine query, short enough that a dead store is noticed by loops.
    */
   remoteRequestTimeoutMs: 30_000,
+  /**
+   * Requests one process has in flight to a remote store at once; more wait their turn. Below
+   * the connection limits of small store set-ups (Virtuoso's default allows 10 clients).
+   */
+  remoteMaxConcurrentRequests: 8,
   /** Times a remote request rolled back as a deadlock victim is sent before the error is raised. */
   storeDeadlockRetries: 5,
   /** Characters of an error response's body quoted in a StoreError. */

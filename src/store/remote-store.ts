@@ -1,3 +1,4 @@
+import { Limiter } from '../lib/limiter.js';
 import SimpleClient from 'sparql-http-client/SimpleClient.js';
 import { RuntimeError, StoreError } from '../errors.js';
 import { LIMITS } from '../limits.js';
@@ -70,6 +71,8 @@ class RemoteSparqlStore implements RemoteStore {
   readonly updateUrl: string;
   private requests = 0;
   private closed = false;
+  /** Keeps this process within the store's connection limit; see LIMITS.remoteMaxConcurrentRequests. */
+  private readonly limiter = new Limiter(LIMITS.remoteMaxConcurrentRequests);
   private readonly client: SimpleClient;
   private readonly timeoutMs: number;
   private readonly chunkTriples: number;
@@ -183,7 +186,7 @@ class RemoteSparqlStore implements RemoteStore {
   private async exchange(text: string, update: boolean): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.exchangeOnce(text, update);
+        return await this.limiter.run(() => this.exchangeOnce(text, update));
       } catch (error) {
         if (!(error instanceof StoreError) || !DEADLOCK.test(error.message) || attempt >= LIMITS.storeDeadlockRetries) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));

@@ -1,0 +1,288 @@
+import { TransitionConflictError, ValidationError } from '../errors.js';
+import { assertIri } from '../iri/validate.js';
+import { mintPossessionStateIri } from '../iri/mint.js';
+import type { OGM } from '../ogm/ogm.js';
+import { sparql } from '../store/sparql.js';
+import { namedNode, type Term } from '../store/terms.js';
+import { cfc, mes } from '../vocab/terms.js';
+import { graphOf, type GraphOption } from './classes.js';
+
+/**
+ * The change-of-possession primitive over Core's reified possession model:
+ * `possessor cfc:hasPossessor state` (the spec's low-level atomic append) and
+ * `workpiece cfc:hasPossessedWorkpiece state` (exactly one, set and re-pointed through a guarded
+ * OGM commit). A new PossessionState is minted for every change; older ones stay as history.
+ */
+
+/** Options of {@link createPossession}. */
+export interface CreatePossessionOptions extends GraphOption {
+  /** The workpiece; must already exist in the graph typed `cfc:Workpiece` or a subclass. */
+  workpieceIri: string;
+  /** The resource that comes to possess it. */
+  possessorIri: string;
+}
+
+/** Options of {@link switchPossession}. */
+export interface SwitchPossessionOptions extends GraphOption {
+  /** The workpiece; must already be possessed (see {@link createPossession}). */
+  workpieceIri: string;
+  /** The resource that takes the workpiece over. */
+  newPossessorIri: string;
+  /**
+   * The PossessionState the caller checked (for example in a handover's precondition). The
+   * switch applies only if the workpiece still points at it. When omitted, the current state is
+   * read first (one more query) and the switch applies only if nobody switched in between.
+   */
+  expectedPossessionState?: string;
+}
+
+/** A workpiece's current possession, as {@link currentPossessor} reads it. */
+export interface CurrentPossession {
+  /** The PossessionState the workpiece's `cfc:hasPossessedWorkpiece` points at. */
+  possessionState: string;
+  /** Every resource linked to that state by `cfc:hasPossessor` (normally one). */
+  possessors: string[];
+}
+
+const node = (iri: string): Term => namedNode(iri);
+
+/**
+ * Gives a workpiece that is not possessed yet its first possessor, and returns the new
+ * PossessionState IRI. Writes, in order: the PossessionState (one `ogm.create`), the possessor's
+ * `cfc:hasPossessor` (one atomic append on `ogm.db`), and the workpiece's
+ * `cfc:hasPossessedWorkpiece` (one `ogm.commit`, applied only if the workpiece has none yet).
+ * Requests, with warm caches: 3; a lost guard adds 1 (the removal). The possessor is not
+ * type-checked: the spec's append path is unvalidated, and possessors are usually described in
+ * another graph (a plant ontology) than the data graph.
+ * @throws ValueError when an IRI is malformed (nothing is sent).
+ * @throws ValidationError when the workpiece is untyped or not a `cfc:Workpiece` (nothing written).
+ * @throws TransitionConflictError when the workpiece is already possessed: the state and the
+ *   append just written are removed again (one `DELETE DATA`); use {@link switchPossession}.
+ * @throws StoreError when a write fails: what was written is removed again, unless the
+ *   re-point is found to have applied (then the call succeeds) or its outcome cannot be read.
+ * @example const state = await createPossession(ogm, { workpieceIri: part, possessorIri: plant.robot1 });
+ */
+export async function createPossession(ogm: OGM, options: CreatePossessionOptions): Promise<string> {
+  const graph = graphOf(ogm, options);
+  const workpiece = assertIri(options.workpieceIri, 'workpieceIri');
+  const possessor = assertIri(options.possessorIri, 'possessorIri');
+  const state = mintPossessionStateIri(workpiece);
+  await assertWorkpiece(ogm, workpiece, graph);
+  await writeState(ogm, { graph, workpiece, possessor, state, expected: [] }, () =>
+    new TransitionConflictError(
+      `workpiece <${workpiece}> is already possessed (it has a cfc:hasPossessedWorkpiece in <${graph}>); use switchPossession to change its possessor`,
+    ),
+  );
+  return state;
+}
+
+/**
+ * Hands a possessed workpiece over to a new possessor and returns the new PossessionState IRI.
+ * The spec's steps, in order: mint and create a new PossessionState, append the new possessor's
+ * `cfc:hasPossessor`, then re-point the workpiece's `cfc:hasPossessedWorkpiece` in one guarded
+ * `ogm.commit` (one atomic DELETE/INSERT). The previous state and its possessor link are kept as
+ * history. Of several concurrent switches from one state exactly one applies.
+ * Requests, with warm caches: 3, plus 1 when `expectedPossessionState` is omitted; a lost guard
+ * adds 1 (the removal).
+ * @throws ValueError when an IRI is malformed (nothing is sent).
+ * @throws ValidationError when the workpiece is untyped or not a `cfc:Workpiece`, or has several
+ *   current states (nothing written).
+ * @throws TransitionConflictError when the workpiece is not possessed, or no longer points at the
+ *   expected state: the new state and its append are removed again (one `DELETE DATA`) and the
+ *   prior possession is left intact.
+ * @throws StoreError when a write fails; handled as in {@link createPossession}.
+ * @example await switchPossession(ogm, { workpieceIri: part, newPossessorIri: plant.conveyor1, expectedPossessionState: state });
+ */
+export async function switchPossession(ogm: OGM, options: SwitchPossessionOptions): Promise<string> {
+  const graph = graphOf(ogm, options);
+  const workpiece = assertIri(options.workpieceIri, 'workpieceIri');
+  const possessor = assertIri(options.newPossessorIri, 'newPossessorIri');
+  let expected = options.expectedPossessionState === undefined ? undefined : assertIri(options.expectedPossessionState, 'expectedPossessionState');
+  const state = mintPossessionStateIri(workpiece);
+  await assertWorkpiece(ogm, workpiece, graph);
+  if (expected === undefined) {
+    const current = await currentStates(ogm, workpiece, graph);
+    if (current.length === 0) {
+      throw new TransitionConflictError(`workpiece <${workpiece}> is not possessed in <${graph}>; use createPossession to give it a first possessor`);
+    }
+    if (current.length > 1) throw severalStates(workpiece, current.length);
+    expected = current[0]!;
+  }
+  const prior = expected;
+  await writeState(ogm, { graph, workpiece, possessor, state, expected: [prior] }, () =>
+    new TransitionConflictError(
+      `workpiece <${workpiece}> no longer points at possession state <${prior}>: another change of possession won; the new state was removed and the current possession is unchanged`,
+    ),
+  );
+  return state;
+}
+
+/**
+ * The current PossessionState in which `possessorIri` holds `workpieceIri`, or undefined: the
+ * state the workpiece's `cfc:hasPossessedWorkpiece` points at, if the possessor's
+ * `cfc:hasPossessor` links to it. Older (history) states never match. One query.
+ * @throws ValueError when an IRI is malformed.
+ * @example const state = await findPossessionState(ogm, part, plant.robot1);
+ */
+export async function findPossessionState(ogm: OGM, workpieceIri: string, possessorIri: string, options?: GraphOption): Promise<string | undefined> {
+  const graph = node(graphOf(ogm, options));
+  const workpiece = node(assertIri(workpieceIri, 'workpieceIri'));
+  const possessor = node(assertIri(possessorIri, 'possessorIri'));
+  const rows = await ogm.db.select(
+    sparql`SELECT ?ps WHERE { GRAPH ${graph} { ${workpiece} ${node(cfc.hasPossessedWorkpiece)} ?ps . ${possessor} ${node(cfc.hasPossessor)} ?ps . } } LIMIT 1`.text,
+  );
+  return rows[0]?.ps?.value;
+}
+
+/**
+ * The workpiece's current PossessionState and its possessors, or undefined when it is not
+ * possessed. Used by the middleware's handover precondition. One query.
+ * @throws ValueError when an IRI is malformed.
+ * @throws ValidationError when the workpiece has several current states (written outside the OGM).
+ * @example const current = await currentPossessor(ogm, part); // { possessionState, possessors: [robot1] }
+ */
+export async function currentPossessor(ogm: OGM, workpieceIri: string, options?: GraphOption): Promise<CurrentPossession | undefined> {
+  const graph = node(graphOf(ogm, options));
+  const workpiece = assertIri(workpieceIri, 'workpieceIri');
+  const rows = await ogm.db.select(
+    sparql`SELECT ?ps ?who WHERE { GRAPH ${graph} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . OPTIONAL { ?who ${node(cfc.hasPossessor)} ?ps . } } }`.text,
+  );
+  const states = [...new Set(rows.map((r) => r.ps!.value))];
+  if (states.length === 0) return undefined;
+  if (states.length > 1) throw severalStates(workpiece, states.length);
+  const possessors = [...new Set(rows.flatMap((r) => (r.who ? [r.who.value] : [])))].sort();
+  return { possessionState: states[0]!, possessors };
+}
+
+/**
+ * True iff the counterpart has a `mes:hasHandoverAbility` ability that `modeAbilityIri`
+ * `mes:complements`. One ASK.
+ *
+ * Graphs read: every named graph, for both patterns, so `namedGraph` is accepted but does not
+ * narrow this read (as for the TBox read by `assertClassRegistered`). The complements are ontology
+ * facts provisioned into the MES module's graph, and a resource's handover abilities are static
+ * plant description that may be provisioned with a plant ontology (the example plant's graph) or
+ * written into the data graph; a handover must see them wherever they were loaded. Because
+ * `mes:complements` is an `owl:SymmetricProperty` and no reasoner runs, either direction of the
+ * assertion counts.
+ * @throws ValueError when an IRI is malformed.
+ * @example await counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.PutAbility); // true
+ */
+export async function counterpartHasComplementaryAbility(ogm: OGM, counterpartIri: string, modeAbilityIri: string, options?: GraphOption): Promise<boolean> {
+  graphOf(ogm, options);
+  const counterpart = node(assertIri(counterpartIri, 'counterpartIri'));
+  const mode = node(assertIri(modeAbilityIri, 'modeAbilityIri'));
+  const complements = node(mes.complements);
+  // Most selective first: the counterpart's few abilities, then the complement test on each.
+  return ogm.db.ask(
+    sparql`ASK { GRAPH ?ga { ${counterpart} ${node(mes.hasHandoverAbility)} ?a . } GRAPH ?gc { ${mode} ${complements}|^${complements} ?a . } }`.text,
+  );
+}
+
+interface StateWrite {
+  graph: string;
+  workpiece: string;
+  possessor: string;
+  state: string;
+  /** Exact current values of the workpiece's `cfc:hasPossessedWorkpiece` for the commit to apply. */
+  expected: string[];
+}
+
+/**
+ * Creates the state, appends the possessor link and points the workpiece at the state under the
+ * guard. When the guard fails, removes the state and the append in one `DELETE DATA` and throws
+ * `conflict()`. When a step fails with an error (a store error, a dropped connection), the outcome
+ * of a commit already sent is unknown, so it is read back: if the workpiece points at the new
+ * state the change happened and counts as done; otherwise the state and append are removed and
+ * the error is rethrown. If even the read-back fails, nothing is removed, so a failure never
+ * leaves the workpiece pointing at a removed state (at worst an unreferenced state remains).
+ */
+async function writeState(ogm: OGM, w: StateWrite, conflict: () => Error): Promise<void> {
+  const create = { iri: w.state, type: cfc.PossessionState, graph: w.graph };
+  const { triples } = await ogm.createTriples(create);
+  const written = [...triples, { subject: w.possessor, predicate: cfc.hasPossessor, object: node(w.state) }];
+  const undo = async (): Promise<void> => {
+    await withRetry(() => ogm.db.tripleDelete(written, w.graph));
+    ogm.forget(w.state, w.graph);
+  };
+  let commitSent = false;
+  let applied: boolean;
+  try {
+    await ogm.create(create);
+    await ogm.db.append({ subject: w.possessor, predicate: cfc.hasPossessor, object: w.state }, w.graph);
+    commitSent = true;
+    ({ applied } = await ogm.commit({
+      iri: w.workpiece,
+      graph: w.graph,
+      set: { [cfc.hasPossessedWorkpiece]: [w.state] },
+      guard: { [cfc.hasPossessedWorkpiece]: w.expected },
+    }));
+  } catch (error) {
+    const pointsAtNew = commitSent ? await withRetry(() => ogm.db.ask(askPointsAt(w))).catch(() => undefined) : false;
+    if (pointsAtNew === true) return;
+    if (pointsAtNew === false) await undo().catch(() => undefined);
+    throw error;
+  }
+  if (!applied) {
+    await undo();
+    throw conflict();
+  }
+}
+
+// Clean-up and read-back are idempotent, so a request dropped by an overloaded store is retried.
+const RETRY_DELAYS_MS = [20, 100, 400];
+
+async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (const delay of RETRY_DELAYS_MS) {
+    try {
+      return await fn();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return fn();
+}
+
+function askPointsAt(w: StateWrite): string {
+  return sparql`ASK { GRAPH ${node(w.graph)} { ${node(w.workpiece)} ${node(cfc.hasPossessedWorkpiece)} ${node(w.state)} . } }`.text;
+}
+
+async function currentStates(ogm: OGM, workpiece: string, graph: string): Promise<string[]> {
+  const rows = await ogm.db.select(
+    sparql`SELECT ?ps WHERE { GRAPH ${node(graph)} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . } }`.text,
+  );
+  return rows.map((r) => r.ps!.value);
+}
+
+/**
+ * Checks, before anything is written, that the workpiece exists in the graph typed
+ * `cfc:Workpiece` or a subclass (the domain of `cfc:hasPossessedWorkpiece`), so that the commit
+ * cannot fail validation after the state was written. Uses the OGM's type cache: the commit
+ * reads the same types, so this costs no request beyond the commit's own.
+ */
+async function assertWorkpiece(ogm: OGM, workpiece: string, graph: string): Promise<void> {
+  const classes = await ogm.typesOf(workpiece, graph);
+  const rule = { focus: workpiece, property: cfc.hasPossessedWorkpiece };
+  if (classes.length === 0) {
+    throw new ValidationError(
+      `workpiece <${workpiece}> has no type in graph <${graph}>: create it first as a <${cfc.Workpiece}> or a subclass (rule: typed-individual)`,
+      { ...rule, rule: 'typed-individual' },
+    );
+  }
+  let tbox = await ogm.tbox();
+  const isWorkpiece = (): boolean => classes.some((c) => tbox.hasClass(c) && tbox.isSubClassOf(c, cfc.Workpiece));
+  if (!isWorkpiece() && ogm.refreshAfterMiss()) tbox = await ogm.tbox();
+  if (!isWorkpiece()) {
+    throw new ValidationError(
+      `<${workpiece}> is typed ${classes.map((c) => `<${c}>`).join(', ')} in <${graph}>, none of which is <${cfc.Workpiece}> or a subclass: it cannot be possessed (rule: domain)`,
+      { ...rule, rule: 'domain' },
+    );
+  }
+}
+
+function severalStates(workpiece: string, count: number): ValidationError {
+  return new ValidationError(
+    `workpiece <${workpiece}> has ${count} current possession states (cfc:hasPossessedWorkpiece allows exactly 1); the graph was written outside the OGM (rule: max-cardinality)`,
+    { focus: workpiece, property: cfc.hasPossessedWorkpiece, rule: 'max-cardinality' },
+  );
+}
