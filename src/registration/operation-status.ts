@@ -1,0 +1,125 @@
+import { ValidationError, ValueError } from '../errors.js';
+import { assertIri } from '../iri/validate.js';
+import type { OGM, PropertyInputs } from '../ogm/ogm.js';
+import { graphFragment, sparql } from '../store/sparql.js';
+import { namedNode } from '../store/terms.js';
+import { OperationStatus } from '../vocab/status.js';
+import { svc } from '../vocab/terms.js';
+import { graphOf, type GraphOption } from './classes.js';
+import { priorStatuses, transitionConflict } from './transitions.js';
+
+/** Options of {@link setOperationStatus}. */
+export interface SetOperationStatusOptions extends GraphOption {
+  operationIri: string;
+  /** The new status. Only `running` (from `queued`) is written here; see OPERATION_TRANSITIONS. */
+  status: OperationStatus;
+}
+
+/** Options of {@link recordTerminalStatus}. */
+export interface RecordTerminalStatusOptions extends GraphOption {
+  operationIri: string;
+  /** The Workflow that ran the Operation (`svc:executedByWorkflow`). */
+  workflowIri: string;
+  status: typeof OperationStatus.DONE | typeof OperationStatus.FAILED;
+  /** Result of the domain work, or the error message (`svc:executionResult`); none when omitted. */
+  result?: string | null;
+  /** JSON snapshot of the resource (`svc:failureState`); only with status `failed`. */
+  failureState?: string | null;
+  /** `svc:executionTimestamp`; now when omitted. */
+  timestamp?: Date | null;
+}
+
+/** Options of {@link markOperationFailed}. */
+export interface MarkOperationFailedOptions extends GraphOption {
+  /** `svc:executionTimestamp`; now when omitted (one sweep may pass one time for all). */
+  timestamp?: Date | null;
+}
+
+/**
+ * Moves an Operation from `queued` to `running` (the claim) in one compare-and-set commit: the
+ * write applies only if the Operation holds exactly the status `queued`, so of several
+ * concurrent claimers exactly one wins. Costs one request (plus one type read when the OGM has
+ * not seen the Operation yet).
+ * @throws ValueError for an unknown status or one this function may not write (`done` and
+ *   `failed` need provenance: use recordTerminalStatus or markOperationFailed; nothing returns to
+ *   `queued`), or a malformed IRI.
+ * @throws TransitionConflictError when the Operation was not `queued` (the claim was lost, or
+ *   the Operation does not exist), naming the status found.
+ * @example await setOperationStatus(ogm, { operationIri, status: 'running' })
+ */
+export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOptions): Promise<void> {
+  const iri = assertIri(options.operationIri, 'operationIri');
+  const from = priorStatuses('setOperationStatus', options.status);
+  await transition(ogm, iri, options.status, from, {}, graphOf(ogm, options));
+}
+
+/**
+ * Moves a `running` Operation to `done` or `failed` together with its provenance, in one
+ * compare-and-set commit: `svc:operationStatus`, `svc:executedByWorkflow`,
+ * `svc:executionTimestamp`, `svc:executionResult` and, when failed, `svc:failureState`. The
+ * result and failure state are replaced (removed when not given), so the stored outcome is
+ * exactly this call's, never mixed with another writer's. One request.
+ * @throws ValueError for a status other than `done`/`failed`, a failure state given with `done`,
+ *   or a malformed IRI.
+ * @throws TransitionConflictError when the Operation was not `running` (for example it was
+ *   already failed by markOperationFailed), naming the status found.
+ * @example await recordTerminalStatus(ogm, { operationIri, workflowIri, status: 'done', result: '"opened"' })
+ */
+export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStatusOptions): Promise<void> {
+  const iri = assertIri(options.operationIri, 'operationIri');
+  const workflow = assertIri(options.workflowIri, 'workflowIri');
+  const from = priorStatuses('recordTerminalStatus', options.status);
+  const failed = options.status === OperationStatus.FAILED;
+  if (!failed && options.failureState != null) {
+    throw new ValueError(`a failure state is written only with status 'failed', not '${options.status}' (Operation <${iri}>)`);
+  }
+  const provenance: PropertyInputs = {
+    [svc.executedByWorkflow]: workflow,
+    [svc.executionTimestamp]: options.timestamp ?? new Date(),
+    [svc.executionResult]: options.result ?? [],
+    [svc.failureState]: (failed ? options.failureState : undefined) ?? [],
+  };
+  await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options));
+}
+
+/**
+ * Moves a `queued` or `running` Operation to `failed` with a reason, in one compare-and-set
+ * commit (the status must be exactly one of those two). As in the reference, the reason goes to
+ * `svc:executionResult`, with `svc:executionTimestamp`; no Workflow provenance is written (none
+ * ran it to the end). Used to sweep a dead resource's Operations and to reclaim orphaned running
+ * ones: recovery is never a silent replay. One request.
+ * @throws ValueError for a reason that is not a string, or a malformed IRI.
+ * @throws TransitionConflictError when the Operation was already `done` or `failed` (or does
+ *   not exist), naming the status found.
+ * @example await markOperationFailed(ogm, operationIri, 'orphaned running operation reclaimed at startup, not auto-rerun')
+ */
+export async function markOperationFailed(ogm: OGM, operationIri: string, reason: string, options: MarkOperationFailedOptions = {}): Promise<void> {
+  const iri = assertIri(operationIri, 'operationIri');
+  if (typeof reason !== 'string') throw new ValueError(`reason must be a string, got ${typeof reason} (Operation <${iri}>)`);
+  const from = priorStatuses('markOperationFailed', OperationStatus.FAILED);
+  const outcome: PropertyInputs = { [svc.executionResult]: reason, [svc.executionTimestamp]: options.timestamp ?? new Date() };
+  await transition(ogm, iri, OperationStatus.FAILED, from, outcome, graphOf(ogm, options));
+}
+
+/**
+ * One guarded commit: `set` applies only if the Operation holds exactly one status and it is
+ * one of `from`. A lost transition reads the status once (failure path only) for the error.
+ */
+async function transition(ogm: OGM, iri: string, to: OperationStatus, from: readonly OperationStatus[], extra: PropertyInputs, graph: string): Promise<void> {
+  const guard = from.length === 1 ? { guard: { [svc.operationStatus]: from[0]! } } : { guardOneOf: { [svc.operationStatus]: from } };
+  let applied: boolean;
+  try {
+    ({ applied } = await ogm.commit({ iri, set: { [svc.operationStatus]: to, ...extra }, ...guard, graph }));
+  } catch (e) {
+    // An IRI with no type in the graph is no Operation at all: the transition cannot apply.
+    if (e instanceof ValidationError && e.details.rule === 'typed-individual') throw transitionConflict(iri, to, from, []);
+    throw e;
+  }
+  if (!applied) throw transitionConflict(iri, to, from, await statusesOf(ogm, iri, graph));
+}
+
+async function statusesOf(ogm: OGM, iri: string, graph: string): Promise<string[]> {
+  const query = sparql`SELECT ?st WHERE { ${graphFragment(graph, sparql`${namedNode(iri)} ${namedNode(svc.operationStatus)} ?st .`)} }`;
+  const rows = await ogm.db.select(query.text);
+  return rows.map((r) => r.st?.value).filter((v): v is string => v !== undefined);
+}

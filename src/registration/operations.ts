@@ -1,0 +1,163 @@
+import { ValueError } from '../errors.js';
+import { assertIri, isIri, preview } from '../iri/validate.js';
+import type { CreateInput, OGM, PropertyInputs } from '../ogm/ogm.js';
+import { graphFragment, sparql } from '../store/sparql.js';
+import { literal, namedNode } from '../store/terms.js';
+import { SVC } from '../vocab/namespaces.js';
+import { OperationStatus } from '../vocab/status.js';
+import { cfc, svc, w3 } from '../vocab/terms.js';
+import { assertClassRegistered, graphOf, type GraphOption } from './classes.js';
+import { assertStatuses, priorStatuses } from './transitions.js';
+
+export { markOperationFailed, recordTerminalStatus, setOperationStatus } from './operation-status.js';
+export type { MarkOperationFailedOptions, RecordTerminalStatusOptions, SetOperationStatusOptions } from './operation-status.js';
+
+/**
+ * The domain fields of an Operation: property -> value(s). A key is a property IRI, or a bare
+ * local name (`targetPosition`) that stands for `svc:<name>`, as the spec's "svc:-domain data
+ * fields" and the Python reference's data dict keys do. Each property must be declared in the
+ * ontology with a domain that admits the Operation's class (checked by the OGM).
+ */
+export type OperationData = PropertyInputs;
+
+/** Options of {@link createOperation}. */
+export interface CreateOperationOptions extends GraphOption {
+  operationIri: string;
+  /** `cfc:Operation` or a subclass of it, declared in the ontology. */
+  operationClass: string;
+  /** The Capability the Operation is addressed to (`cfc:implementsCapability`). */
+  capabilityIri: string;
+  /** Initial status: `queued` (default) or `running`; never a terminal one. */
+  status?: OperationStatus;
+  data?: OperationData | null;
+}
+
+/** Options of {@link revertOperation}: the same values the Operation was created with. */
+export interface RevertOperationOptions extends GraphOption {
+  operationIri: string;
+  operationClass: string;
+  capabilityIri: string;
+  data?: OperationData | null;
+  /** The status it was created with; `queued` (default) for a just-created Operation. */
+  status?: OperationStatus;
+}
+
+// Properties with their own parameter or written only by the status transitions; a data field
+// may not set them, so an Operation never starts with provenance or a second status.
+const RESERVED: ReadonlySet<string> = new Set([
+  w3.type,
+  cfc.implementsCapability,
+  svc.operationStatus,
+  svc.executedByWorkflow,
+  svc.executionTimestamp,
+  svc.executionResult,
+  svc.failureState,
+]);
+const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/u;
+
+/** Data keys as property IRIs; bare names become `svc:<name>`. */
+function dataProperties(data: OperationData): Record<string, OperationData[string]> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ValueError(`data must be an object of property -> value, got ${preview(data)}`);
+  const out: Record<string, OperationData[string]> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const property = isIri(key) ? key : BARE_NAME.test(key) ? SVC(key) : undefined;
+    if (property === undefined) throw new ValueError(`data key ${preview(key)} is neither a property IRI nor a bare name (letters, digits, _ and -)`);
+    if (RESERVED.has(property)) throw new ValueError(`data key ${preview(key)} names <${property}>, which createOperation writes itself or only a status transition writes`);
+    if (Object.hasOwn(out, property)) throw new ValueError(`data names <${property}> twice (as ${preview(key)} and another key)`);
+    out[property] = value;
+  }
+  return out;
+}
+
+/** The one create both createOperation and revertOperation compute, so revert removes exactly it. */
+async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): Promise<CreateInput> {
+  const iri = assertIri(options.operationIri, 'operationIri');
+  const capability = assertIri(options.capabilityIri, 'capabilityIri');
+  const status = options.status ?? OperationStatus.QUEUED;
+  priorStatuses('createOperation', status);
+  const properties = dataProperties(options.data ?? {});
+  const graph = graphOf(ogm, options);
+  await assertClassRegistered(ogm, options.operationClass, cfc.Operation, options);
+  return {
+    iri,
+    type: options.operationClass,
+    properties: { ...properties, [cfc.implementsCapability]: capability, [svc.operationStatus]: status },
+    graph,
+  };
+}
+
+/**
+ * Creates an Operation in one OGM create (one `INSERT DATA`, one request once the OGM's TBox is
+ * cached): its class, `cfc:implementsCapability`, `svc:operationStatus` and the data fields.
+ * The Capability is not read: dispatch resolved it just before.
+ * @param options.status `queued` (default) or `running`.
+ * @param options.data domain fields; see {@link OperationData}. Status, capability, type and the
+ *   provenance properties are refused as data keys.
+ * @throws OntologyGroundTruthError if `operationClass` is missing or not `cfc:Operation` or a subclass.
+ * @throws ValueError for a malformed IRI or data key, or a status other than `queued`/`running`.
+ * @throws ValidationError (nothing written) for an undeclared data property or one whose domain
+ *   does not admit the class, or a value of the wrong kind.
+ * @example await createOperation(ogm, { operationIri: mintOperationIri(cls), operationClass: cls, capabilityIri, data: { [PLANT('angle')]: 90 } })
+ */
+export async function createOperation(ogm: OGM, options: CreateOperationOptions): Promise<void> {
+  await ogm.create(await operationCreateInput(ogm, options));
+}
+
+/**
+ * Removes exactly what {@link createOperation} wrote for the same options (the types, including
+ * `owl:NamedIndividual`, which the reference leaves behind, the capability link, the status and
+ * the data fields) in one `DELETE DATA` through `ogm.db.tripleDelete`, and makes the OGM forget
+ * the individual. Meant for a just-created `queued` Operation whose event trigger failed: a
+ * triple written later by someone else (a status another writer changed) is not removed.
+ * @throws the same errors as createOperation for the same input.
+ * @example await revertOperation(ogm, { operationIri, operationClass, capabilityIri, data })
+ */
+export async function revertOperation(ogm: OGM, options: RevertOperationOptions): Promise<void> {
+  const input = await operationCreateInput(ogm, options);
+  const { graph, triples } = await ogm.createTriples(input);
+  await ogm.db.tripleDelete(triples, graph);
+  ogm.forget(input.iri, graph);
+}
+
+/**
+ * IRIs of the resource's Operations whose status is one of `statuses`, in one query that
+ * traverses `<resource> cfc:hasCapability ?cap . ?op cfc:implementsCapability ?cap`, never IRI
+ * names, so it works at start-up before the resource's Services are registered again. Order is
+ * unspecified. An empty `statuses` returns `[]` without a request.
+ * @throws ValueError for a malformed IRI or an unknown status.
+ * @example await findResourceOperations(ogm, PLANT('door1'), ['queued', 'running'])
+ */
+export async function findResourceOperations(ogm: OGM, resourceIri: string, statuses: readonly OperationStatus[], options: GraphOption = {}): Promise<string[]> {
+  const resource = namedNode(assertIri(resourceIri, 'resourceIri'));
+  const wanted = assertStatuses(statuses);
+  if (wanted.length === 0) return [];
+  const body = sparql`${resource} ${namedNode(cfc.hasCapability)} ?cap .
+    ?op ${namedNode(cfc.implementsCapability)} ?cap .
+    ?op ${namedNode(svc.operationStatus)} ?st . FILTER(?st IN ${wanted.map((s) => literal(s))})`;
+  return operationsWhere(ogm, body, graphOf(ogm, options));
+}
+
+/**
+ * IRIs of the Operations this Service may run whose status is one of `statuses`: those whose
+ * Capability the Service realizes (`?cap svc:realizedByWorkflow ?w . ?w svc:isWorkflowOf
+ * <service>`). This is the per-Operation rule for queue reconstruction: a resource's monitor
+ * Service, which realizes no Workflow, never picks up its controller's Operations. One query;
+ * works after deregistration (no `svc:address` needed). An empty `statuses` returns `[]`.
+ * @throws ValueError for a malformed IRI or an unknown status.
+ * @example await findServiceOperations(ogm, serviceIri, ['queued'])
+ */
+export async function findServiceOperations(ogm: OGM, serviceIri: string, statuses: readonly OperationStatus[], options: GraphOption = {}): Promise<string[]> {
+  const service = namedNode(assertIri(serviceIri, 'serviceIri'));
+  const wanted = assertStatuses(statuses);
+  if (wanted.length === 0) return [];
+  const body = sparql`?w ${namedNode(svc.isWorkflowOf)} ${service} .
+    ?cap ${namedNode(svc.realizedByWorkflow)} ?w .
+    ?op ${namedNode(cfc.implementsCapability)} ?cap .
+    ?op ${namedNode(svc.operationStatus)} ?st . FILTER(?st IN ${wanted.map((s) => literal(s))})`;
+  return operationsWhere(ogm, body, graphOf(ogm, options));
+}
+
+async function operationsWhere(ogm: OGM, body: ReturnType<typeof sparql>, graph: string): Promise<string[]> {
+  const rows = await ogm.db.select(sparql`SELECT DISTINCT ?op WHERE { ${graphFragment(graph, body)} }`.text);
+  return rows.map((r) => r.op?.value).filter((v): v is string => v !== undefined);
+}
