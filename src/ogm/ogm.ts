@@ -10,7 +10,7 @@ import { loadTbox, type Tbox } from './tbox.js';
 import { TypeCache } from './type-cache.js';
 import { appliedAsk, commitMatchingUpdate, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, guardPatterns, oneOfPatterns, typesQuery } from './updates.js';
 import type { SparqlFragment } from '../store/sparql.js';
-import { checkClasses, checkMaxCounts, resolveValues, type WriteIntent } from './validate.js';
+import { checkClasses, checkMaxCounts, resolveRemovals, resolveValues, type WriteIntent } from './validate.js';
 import type { ValueInput } from './values.js';
 
 export type PropertyInputs = Readonly<Record<string, ValueInput | readonly ValueInput[]>>;
@@ -48,7 +48,11 @@ export interface CommitMatchingInput {
    * to every individual to change.
    */
   match: SparqlFragment;
-  /** Class every matched individual belongs to; the write is validated against it. */
+  /**
+   * Class every matched individual belongs to; the written values are validated against it.
+   * Pure removals (`[]`) are only checked to be declared, so they may clear properties of
+   * matched individuals of other classes.
+   */
   subjectClass: string;
   /** Property -> the new values of every matched individual; `[]` removes them. */
   set: PropertyInputs;
@@ -221,7 +225,9 @@ export class OGM {
     const classes = [assertIri(input.subjectClass, 'subjectClass')];
     const { tbox, set } = await this.withTbox((tbox) => {
       checkClasses(tbox, MATCHED, classes);
-      const set = resolveValues(tbox, MATCHED, classes, input.set);
+      const removals = Object.keys(input.set).filter((p) => isRemoval(input.set[p]));
+      const writes = Object.fromEntries(Object.entries(input.set).filter(([p]) => !removals.includes(p)));
+      const set = new Map([...resolveValues(tbox, MATCHED, classes, writes), ...resolveRemovals(tbox, MATCHED, removals)]);
       checkMaxCounts(tbox, { focus: MATCHED, classes, values: set });
       return { tbox, set };
     });
@@ -265,6 +271,10 @@ export class OGM {
     }
     return self;
   }
+}
+
+function isRemoval(value: ValueInput | readonly ValueInput[] | undefined): boolean {
+  return Array.isArray(value) && value.length === 0;
 }
 
 function individualFrom(iri: string, pairs: [Term, Term][]): Individual {

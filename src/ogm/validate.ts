@@ -57,6 +57,22 @@ export function resolveValues(
   return out;
 }
 
+/**
+ * Pure removals (`property -> []`) of a bulk commit: each property must be declared, but its
+ * domain is not checked. Removing values writes nothing a domain could forbid, and a bulk commit
+ * may clear properties of individuals of different classes (deregistration clears
+ * `svc:address` on a Service and `svc:endpoint` on its Workflows and StateProperties).
+ */
+export function resolveRemovals(tbox: Tbox, focus: string, properties: readonly string[]): Map<string, Term[]> {
+  const out = new Map<string, Term[]>();
+  for (const property of properties) {
+    assertIri(property, 'property');
+    if (!tbox.properties.has(property)) reject(`property <${property}> is not declared in the ontology`, { focus, property, rule: 'property-declared' });
+    out.set(property, []);
+  }
+  return out;
+}
+
 function dedupe(terms: Term[]): Term[] {
   const seen = new Set<string>();
   return terms.filter((t) => {

@@ -137,6 +137,32 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     );
   });
 
+  onStore('should clear properties of individuals of other classes in a bulk removal, and still check writes', async () => {
+    await service();
+    const wf = `${S}_workflow_open`;
+    await ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
+    const before = store!.requestCount;
+    await ogm.commitMatching({
+      subjectClass: svc.Service,
+      match: sparql`VALUES ?s { ${namedNode(S)} ${namedNode(wf)} }`,
+      set: { [svc.address]: [], [svc.endpoint]: [] },
+    });
+    expect(store!.requestCount - before).toBe(1);
+    expect((await ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
+    expect((await ogm.fetch(wf))?.properties[svc.endpoint]).toBeUndefined();
+    expect((await ogm.fetch(wf))?.properties[svc.isWorkflowOf]).toEqual([namedNode(S)]);
+    await expectRefused(
+      () => ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { 'https://example.org/undeclared': [] } }),
+      /not declared/,
+      'property-declared',
+    );
+    await expectRefused(
+      () => ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { [svc.address]: [], [svc.endpoint]: 'http://x' } }),
+      /outside the domain/,
+      'domain',
+    );
+  });
+
   it('should refuse to paste a plain string into SPARQL text', () => {
     expect(() => sparql`?s ?p ${'"; DROP ALL' as unknown as ReturnType<typeof literal>}`).toThrow(ValueError);
   });

@@ -1,0 +1,54 @@
+import { SparqlFragment, sparql, variable } from '../store/sparql.js';
+import { namedNode, type NamedNodeTerm } from '../store/terms.js';
+import { svc, w3 } from '../vocab/terms.js';
+
+/**
+ * SPARQL pieces shared by deregistration and the liveness sweep. Every piece is built with the
+ * `sparql` template from vocabulary terms and checked IRIs only.
+ */
+
+/** `?s`: the individual a bulk commit changes. */
+export const S = variable('s');
+/** `?svc`: the Service a deregistration is about. */
+export const SVC = variable('svc');
+
+const isWorkflowOf = namedNode(svc.isWorkflowOf);
+const isStatePropertyOf = namedNode(svc.isStatePropertyOf);
+
+/** Joins fragments with spaces; the result holds only the fragments' own (safe) text. */
+export function concat(parts: readonly SparqlFragment[]): SparqlFragment {
+  return new SparqlFragment(parts.map((p) => p.text).join(' '));
+}
+
+/**
+ * `{ SELECT DISTINCT ?s WHERE { match } }`: a bulk commit's match as a subquery, so the engine
+ * evaluates it once before joining the commit's old-value patterns. Measured on Oxigraph with
+ * 10,000 Services: deregistering 50 Services with the match inline took 4-5 s (the engine
+ * re-evaluated the match for every candidate old value) and 1,000 took 94 s; as a subquery,
+ * 52 ms and ~200 ms.
+ */
+export function matchedOnce(match: SparqlFragment): SparqlFragment {
+  return sparql`{ SELECT DISTINCT ${S} WHERE { ${match} } }`;
+}
+
+/**
+ * WHERE fragment binding `?s` to each given Service and to every Workflow and StateProperty of
+ * it (found through `svc:isWorkflowOf` / `svc:isStatePropertyOf`, the instance-owned direction),
+ * with `?svc` bound to the Service in every row. `condition` (a pattern on `?svc`) narrows the
+ * Services; it is repeated inside each branch.
+ *
+ * Each UNION branch starts from its own `VALUES` and carries the condition itself, so it is
+ * evaluated from the given Services whatever the engine's join order: on Oxigraph, the same
+ * condition joined after the UNION took 2.7 s for 1,000 Services among 10,000 instead of 27 ms.
+ * The Service's own row binds `?s` and `?svc` together in a two-column `VALUES`: a
+ * `BIND(?svc AS ?s)` inside a UNION branch would not see the outer `?svc` (SPARQL evaluates
+ * groups bottom-up) and would leave `?s` unbound. That branch also matches the Service's
+ * `rdf:type`: Virtuoso 7 silently drops a UNION branch made of a `VALUES` block alone.
+ */
+export function serviceAndPartsMatch(services: readonly NamedNodeTerm[], condition: SparqlFragment = sparql``): SparqlFragment {
+  const pairs = concat(services.map((t) => sparql`(${t} ${t})`));
+  const list = concat(services.map((t) => sparql`${t}`));
+  return sparql`{ VALUES (${S} ${SVC}) { ${pairs} } ${S} ${namedNode(w3.type)} ?serviceType . ${condition} }
+    UNION { VALUES ${SVC} { ${list} } ${condition} ${S} ${isWorkflowOf} ${SVC} . }
+    UNION { VALUES ${SVC} { ${list} } ${condition} ${S} ${isStatePropertyOf} ${SVC} . }`;
+}

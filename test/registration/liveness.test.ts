@@ -1,0 +1,344 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { ValueError } from '../../src/errors.js';
+import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { OGM } from '../../src/ogm/index.js';
+import { findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
+import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
+import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
+import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
+import { openTestStore } from '../support/fixtures.js';
+
+const G = 'urn:test:registration:liveness';
+const MAX_AGE = 90;
+const NOW = new Date();
+const FRESH = new Date(NOW.getTime() - 10_000);
+const OLD = new Date(NOW.getTime() - 600_000);
+const R = plant.door1;
+const CONTROLLER_ADDRESS = 'http://127.0.0.1:8201';
+const MONITOR_ADDRESS = 'http://127.0.0.1:8202';
+const C = mintServiceIri(R, CONTROLLER_ADDRESS);
+const M = mintServiceIri(R, MONITOR_ADDRESS);
+const CAP_OPEN = mintCapabilityIri(R, 'open');
+const CAP_STATE = mintCapabilityIri(R, 'state');
+const WF = mintWorkflowIri(C, 'open');
+const SP = mintStatePropertyIri(M, 'state');
+
+/**
+ * A store that runs `hook` once, right after the next SELECT answers and before its caller sees
+ * the rows: another writer acting between a sweep's find and its deregistration.
+ */
+class InterleavingStore implements TripleStore {
+  hook: (() => Promise<void>) | undefined;
+  constructor(private readonly inner: TripleStore) {}
+  get description(): string {
+    return this.inner.description;
+  }
+  get requestCount(): number {
+    return this.inner.requestCount;
+  }
+  async select(query: string): Promise<Bindings[]> {
+    const rows = await this.inner.select(query);
+    const hook = this.hook;
+    this.hook = undefined;
+    await hook?.();
+    return rows;
+  }
+  ask(query: string): Promise<boolean> {
+    return this.inner.ask(query);
+  }
+  update(update: string): Promise<void> {
+    return this.inner.update(update);
+  }
+  conditionalUpdate(update: string, condition: ConditionalUpdateCheck): Promise<boolean> {
+    return this.inner.conditionalUpdate(update, condition);
+  }
+  load(document: string, options: LoadOptions): Promise<void> {
+    return this.inner.load(document, options);
+  }
+  dump(options?: { graph?: string }): Promise<string> {
+    return this.inner.dump(options);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind) => {
+  let store: TripleStore | undefined;
+  let ogm: OGM;
+
+  beforeAll(async () => {
+    store = await openTestStore(kind);
+    if (store) ogm = new OGM({ store, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+  });
+  afterAll(async () => {
+    await store?.update(`DROP SILENT GRAPH <${G}>`);
+    await store?.close();
+  });
+  beforeEach(async () => {
+    await store?.update(`DROP SILENT GRAPH <${G}>`);
+  });
+
+  const onStore = (name: string, fn: () => Promise<void>, timeout?: number): void => {
+    it(
+      name,
+      async () => {
+        if (!store) {
+          console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
+          return;
+        }
+        await fn();
+      },
+      timeout,
+    );
+  };
+
+  const dump = (): Promise<string> => store!.dump({ graph: G });
+  const values = async (iri: string, property: string): Promise<string[]> =>
+    ((await ogm.fetch(iri, { graph: G }))?.properties[property] ?? []).map((t) => t.value).sort();
+  const statusOf = async (op: string): Promise<string | undefined> => (await values(op, svc.operationStatus))[0];
+  const sweep = (extra: { reason?: string } = {}): Promise<string[]> => sweepStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G, ...extra });
+
+  /** A reachable Service with an optional heartbeat (`null`: none), realizing `workflowCapability` if given. */
+  async function service(opts: { resource?: string; address: string; heartbeat: Date | null; workflowCapability?: string; stateCapability?: string }): Promise<string> {
+    const resourceIri = opts.resource ?? R;
+    const serviceIri = mintServiceIri(resourceIri, opts.address);
+    const cls = opts.workflowCapability ? plant.ControllerService : plant.MonitorService;
+    await registerService(ogm, { resourceIri, serviceIri, serviceClass: cls, address: opts.address, namedGraph: G });
+    if (opts.workflowCapability) {
+      await registerWorkflow(ogm, {
+        resourceIri,
+        serviceIri,
+        workflowIri: mintWorkflowIri(serviceIri, 'open'),
+        workflowClass: plant.OpenDoorWorkflow,
+        capabilityIri: opts.workflowCapability,
+        capabilityClass: plant.DoorOpeningCapability,
+        endpoint: buildWorkflowEndpoint(opts.address, 'open'),
+        namedGraph: G,
+      });
+    }
+    if (opts.stateCapability) {
+      await registerStateProperty(ogm, {
+        resourceIri,
+        serviceIri,
+        statePropertyIri: mintStatePropertyIri(serviceIri, 'state'),
+        statePropertyClass: plant.DoorStateProperty,
+        capabilityIri: opts.stateCapability,
+        capabilityClass: plant.DoorStateCapability,
+        endpoint: buildStateEndpoint(opts.address, 'state'),
+        namedGraph: G,
+      });
+    }
+    if (opts.heartbeat) await updateHeartbeat(ogm, serviceIri, { timestamp: opts.heartbeat, namedGraph: G });
+    return serviceIri;
+  }
+
+  let opCounter = 0;
+  async function operation(capabilityIri: string, status = 'queued'): Promise<string> {
+    const iri = `${plant.OpenDoorOperation}_op_${String(++opCounter).padStart(12, '0')}`;
+    await ogm.create({ iri, type: plant.OpenDoorOperation, properties: { [cfc.implementsCapability]: capabilityIri, [svc.operationStatus]: status }, graph: G });
+    return iri;
+  }
+
+  async function controllerAndMonitor(controllerHeartbeat: Date, monitorHeartbeat: Date): Promise<void> {
+    await service({ address: CONTROLLER_ADDRESS, heartbeat: controllerHeartbeat, workflowCapability: CAP_OPEN });
+    await service({ address: MONITOR_ADDRESS, heartbeat: monitorHeartbeat, stateCapability: CAP_STATE });
+  }
+
+  onStore('should find Services with an address and no heartbeat or an old one, in one query', async () => {
+    const fresh = await service({ address: 'http://127.0.0.1:8211', heartbeat: FRESH });
+    const old = await service({ address: 'http://127.0.0.1:8212', heartbeat: OLD });
+    const none = await service({ address: 'http://127.0.0.1:8213', heartbeat: null });
+    const edge = await service({ address: 'http://127.0.0.1:8214', heartbeat: new Date(NOW.getTime() - MAX_AGE * 1000) });
+    const gone = await service({ address: 'http://127.0.0.1:8215', heartbeat: OLD });
+    await store!.update(`DELETE WHERE { GRAPH <${G}> { <${gone}> <${svc.address}> ?a } }`);
+    const before = store!.requestCount;
+    expect(await findStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([old, none].sort());
+    expect(store!.requestCount - before).toBe(1);
+    expect(await findStaleServices(ogm, 0.001, { now: NOW, namedGraph: G })).toEqual([fresh, old, none, edge].sort());
+    expect(await findStaleServices(ogm, MAX_AGE, { now: OLD, namedGraph: G })).toEqual([none]);
+  });
+
+  onStore('should never take an untyped heartbeat for stale, as the Python reference', async () => {
+    const s = await service({ address: 'http://127.0.0.1:8216', heartbeat: null });
+    await store!.update(`INSERT DATA { GRAPH <${G}> { <${s}> <${svc.lastHeartbeat}> "${OLD.toISOString()}" } }`);
+    expect(await findStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([]);
+  });
+
+  onStore('should sweep a stale Service: deregistered, types, links, Capabilities and heartbeat kept', async () => {
+    await controllerAndMonitor(OLD, FRESH);
+    expect(await sweep()).toEqual([C]);
+    expect(await values(C, svc.address)).toEqual([]);
+    expect(await values(WF, svc.endpoint)).toEqual([]);
+    expect((await ogm.fetch(C, { graph: G }))?.types).toEqual([plant.ControllerService]);
+    expect(await values(C, svc.isServiceOf)).toEqual([R]);
+    expect(await values(C, svc.lastHeartbeat)).toHaveLength(1);
+    expect(await values(WF, svc.isWorkflowOf)).toEqual([C]);
+    expect(await values(CAP_OPEN, svc.realizedByWorkflow)).toEqual([WF]);
+    expect(await values(R, cfc.hasCapability)).toEqual([CAP_OPEN, CAP_STATE].sort());
+    expect(await values(M, svc.address)).toEqual([MONITOR_ADDRESS]);
+    expect(await values(SP, svc.endpoint)).toEqual([`${MONITOR_ADDRESS}/state/state`]);
+    const after = await dump();
+    expect(await sweep()).toEqual([]);
+    expect(await dump()).toBe(after);
+  });
+
+  onStore('(a) should keep the live controller’s Operation when only the monitor is stale', async () => {
+    await controllerAndMonitor(FRESH, OLD);
+    const queued = await operation(CAP_OPEN, 'queued');
+    const running = await operation(CAP_OPEN, 'running');
+    expect(await sweep()).toEqual([M]);
+    expect(await statusOf(queued)).toBe('queued');
+    expect(await statusOf(running)).toBe('running');
+    expect(await values(C, svc.address)).toEqual([CONTROLLER_ADDRESS]);
+  });
+
+  onStore('(b) should fail a dead controller’s Operations although a live monitor realizing no Workflow survives', async () => {
+    await controllerAndMonitor(OLD, FRESH);
+    const queued = await operation(CAP_OPEN, 'queued');
+    const running = await operation(CAP_OPEN, 'running');
+    const done = await operation(CAP_OPEN, 'done');
+    expect(await sweep()).toEqual([C]);
+    for (const op of [queued, running]) {
+      expect(await statusOf(op)).toBe('failed');
+      expect(await values(op, svc.executionResult)).toEqual([SWEEP_REASON]);
+      const stamp = (await ogm.fetch(op, { graph: G }))?.properties[svc.executionTimestamp] ?? [];
+      expect(stamp).toHaveLength(1);
+      expect(stamp[0]).toMatchObject({ datatype: xsd.dateTime });
+      expect(new Date(stamp[0]!.value).getTime()).toBe(NOW.getTime());
+    }
+    expect(await statusOf(done)).toBe('done');
+    expect(await values(done, svc.executionResult)).toEqual([]);
+    expect(SWEEP_REASON).toBe('stranded operation swept by watchdog: the resource is stale/dead');
+  });
+
+  onStore('(c) should fail the Operations when every Service of the resource is dead, with a given reason', async () => {
+    await controllerAndMonitor(OLD, OLD);
+    const queued = await operation(CAP_OPEN, 'queued');
+    expect(await sweep({ reason: 'custom "reason" } ;' })).toEqual([C, M].sort());
+    expect(await statusOf(queued)).toBe('failed');
+    expect(await values(queued, svc.executionResult)).toEqual(['custom "reason" } ;']);
+  });
+
+  onStore('(d) should take a Service with no heartbeat at all for stale', async () => {
+    const s = await service({ address: CONTROLLER_ADDRESS, heartbeat: null, workflowCapability: CAP_OPEN });
+    const queued = await operation(CAP_OPEN);
+    expect(await sweep()).toEqual([s]);
+    expect(await statusOf(queued)).toBe('failed');
+  });
+
+  onStore('should keep Operations of resources with no swept Service and of live sibling resources', async () => {
+    await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
+    const robotCap = mintCapabilityIri(plant.robot1, 'open');
+    await service({ resource: plant.robot1, address: 'http://127.0.0.1:8221', heartbeat: FRESH, workflowCapability: robotCap });
+    const robotOp = await operation(robotCap);
+    const doorOp = await operation(CAP_OPEN);
+    await sweep();
+    expect(await statusOf(robotOp)).toBe('queued');
+    expect(await statusOf(doorOp)).toBe('failed');
+  });
+
+  onStore('(e) should not sweep a Service that heartbeats between the find and the deregistration', async () => {
+    await controllerAndMonitor(OLD, FRESH);
+    const queued = await operation(CAP_OPEN);
+    const interleaving = new InterleavingStore(store!);
+    const watchdog = new OGM({ store: interleaving, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+    await watchdog.tbox();
+    // The sweep's find still sees the old heartbeat; the controller heartbeats right after.
+    expect(await findStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([C]);
+    interleaving.hook = () => updateHeartbeat(ogm, C, { timestamp: NOW, namedGraph: G });
+    const before = await dump();
+    await sweepStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G });
+    expect(interleaving.hook).toBeUndefined();
+    expect(await values(C, svc.address)).toEqual([CONTROLLER_ADDRESS]);
+    expect(await values(WF, svc.endpoint)).toEqual([`${CONTROLLER_ADDRESS}/workflows/open/execute`]);
+    expect(await statusOf(queued)).toBe('queued');
+    // Only the heartbeat changed.
+    const changed = (await dump()).split('\n').filter((l) => !before.includes(l));
+    expect(changed.every((l) => l.includes(svc.lastHeartbeat))).toBe(true);
+  });
+
+  onStore(
+    'should sweep 50 stale Services in as many requests as 1, and at most 3',
+    async () => {
+      const counts: number[] = [];
+      for (const n of [1, 50]) {
+        await store!.update(`DROP SILENT GRAPH <${G}>`);
+        const ops: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const resource = `${plant.door1}_${n}_${i}`;
+          const cap = mintCapabilityIri(resource, 'open');
+          await service({ resource, address: `http://10.1.0.${i % 250}:${9000 + i}`, heartbeat: i % 2 ? OLD : null, workflowCapability: cap });
+          ops.push(await operation(cap));
+        }
+        await service({ resource: plant.robot1, address: 'http://127.0.0.1:8231', heartbeat: FRESH });
+        const before = store!.requestCount;
+        const swept = await sweep();
+        counts.push(store!.requestCount - before);
+        expect(swept).toHaveLength(n);
+        for (const op of ops) expect(await statusOf(op)).toBe('failed');
+      }
+      expect(counts[0]).toBe(counts[1]);
+      expect(counts[1]).toBeLessThanOrEqual(3);
+      const before = store!.requestCount;
+      expect(await sweep()).toEqual([]);
+      expect(store!.requestCount - before).toBe(1);
+    },
+    120_000,
+  );
+
+  onStore(
+    'should let exactly one of a sweep and a guarded running -> done commit win, every time',
+    async () => {
+      const outcomes: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const resource = `${plant.door1}_race_${i}`;
+        const cap = mintCapabilityIri(resource, 'open');
+        await service({ resource, address: `http://127.0.0.1:${8300 + i}`, heartbeat: OLD, workflowCapability: cap });
+        const op = await operation(cap, 'running');
+        const finish = async (): Promise<boolean> => {
+          // Vary who goes first: event-loop turns on the in-process store, milliseconds over HTTP.
+          if (kind === 'embedded') for (let k = 0; k < i % 4; k++) await new Promise((resolve) => setImmediate(resolve));
+          else await new Promise((resolve) => setTimeout(resolve, (i % 10) * 10));
+          const r = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'done', [svc.executionResult]: 'ok' }, guard: { [svc.operationStatus]: 'running' }, graph: G });
+          return r.applied;
+        };
+        const [swept, doneApplied] = await Promise.all([sweep(), finish()]);
+        expect(swept).toContain(mintServiceIri(resource, `http://127.0.0.1:${8300 + i}`));
+        const status = await statusOf(op);
+        const result = await values(op, svc.executionResult);
+        if (doneApplied) {
+          expect(status).toBe('done');
+          expect(result).toEqual(['ok']);
+        } else {
+          expect(status).toBe('failed');
+          expect(result).toEqual([SWEEP_REASON]);
+        }
+        outcomes.push(status!);
+      }
+      expect(outcomes).toHaveLength(20);
+      // In process the interleaving is deterministic, and both orders occur.
+      if (kind === 'embedded') expect(new Set(outcomes)).toEqual(new Set(['done', 'failed']));
+    },
+    120_000,
+  );
+
+  onStore('should refuse bad ages, times, reasons and graphs with ValueError and write nothing', async () => {
+    await controllerAndMonitor(OLD, OLD);
+    const before = await dump();
+    const bad: (() => Promise<unknown>)[] = [
+      () => findStaleServices(ogm, Number.NaN, { namedGraph: G }),
+      () => findStaleServices(ogm, -1, { namedGraph: G }),
+      () => findStaleServices(ogm, Number.POSITIVE_INFINITY, { namedGraph: G }),
+      () => findStaleServices(ogm, '90' as unknown as number, { namedGraph: G }),
+      () => findStaleServices(ogm, MAX_AGE, { now: new Date('nope'), namedGraph: G }),
+      () => sweepStaleServices(ogm, Number.NaN, { now: NOW, namedGraph: G }),
+      () => sweepStaleServices(ogm, MAX_AGE, { now: new Date(Number.NaN), namedGraph: G }),
+      () => sweepStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G, reason: 42 as unknown as string }),
+      () => sweepStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: 'urn:x> } DROP ALL' }),
+      () => findStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: 'not a graph' }),
+    ];
+    for (const call of bad) await expect(call()).rejects.toBeInstanceOf(ValueError);
+    expect(await dump()).toBe(before);
+  });
+});
