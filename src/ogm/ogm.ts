@@ -232,7 +232,7 @@ export class OGM {
       return { tbox, set };
     });
     await this.checkShapes(tbox, graph, { focus: MATCHED, classes, values: set }, new Set(set.keys()));
-    await this.store.update(commitMatchingUpdate(graph, input.match.text, set));
+    await this.store.update(commitMatchingUpdate(graph, input.match.text, set, this.store.deletesWithUnboundVariables === true));
   }
 
   private async checkShapes(tbox: Tbox, graph: string, intent: WriteIntent, paths?: ReadonlySet<string>): Promise<void> {

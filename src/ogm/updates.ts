@@ -54,15 +54,19 @@ export function commitUpdate(graph: string, iri: string, set: Values, guards: re
  * The same replacement on every individual bound to `?s` by `match` (a WHERE fragment built
  * by the `sparql` template), in one request.
  */
-export function commitMatchingUpdate(graph: string, match: string, set: Values): string {
-  return replaceUpdate(graph, '?s', set, [match]);
+export function commitMatchingUpdate(graph: string, match: string, set: Values, optionalOld: boolean): string {
+  return replaceUpdate(graph, '?s', set, [match], optionalOld);
 }
 
-function replaceUpdate(graph: string, s: string, set: Values, where: readonly string[]): string {
+// `optionalOld` matches old values with a plain OPTIONAL, for stores that apply a solution with
+// unbound DELETE variables: with a variable subject the UNION form makes the store join every
+// typed individual of the graph, which costs tens of milliseconds at plant scale.
+function replaceUpdate(graph: string, s: string, set: Values, where: readonly string[], optionalOld = false): string {
   const props = [...set.keys()];
   const del = props.map((p, i) => `${s} ${sparqlIri(p)} ?o${i} .`);
   const old = props.map((p, i) => {
     const pi = sparqlIri(p);
+    if (optionalOld) return `OPTIONAL { ${s} ${pi} ?o${i} . }`;
     return `{ ${s} ${pi} ?o${i} . } UNION { ${s} ${sparqlIri(w3.type)} ?o${i} . FILTER NOT EXISTS { ${s} ${pi} ?x${i} . } }`;
   });
   const inserts = templateTriples(s, set);

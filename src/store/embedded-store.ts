@@ -59,6 +59,8 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions = {}): Pro
 /** The embedded Oxigraph store; see {@link openEmbeddedStore}. */
 export class EmbeddedStore implements TripleStore {
   readonly description: string;
+  /** Oxigraph follows SPARQL 1.1 here; see {@link TripleStore.deletesWithUnboundVariables}. */
+  readonly deletesWithUnboundVariables = true;
   private count = 0;
   private closed = false;
 

@@ -27,6 +27,13 @@ export interface TripleStore {
   readonly description: string;
   /** Round trips made so far (a query, an update, a conditional update each count one). */
   readonly requestCount: number;
+  /**
+   * True when the store applies a DELETE/INSERT solution whose DELETE template has unbound
+   * variables (as SPARQL 1.1 says: only the triples with unbound variables are skipped). Virtuoso
+   * drops the whole solution instead, so updates that replace possibly missing values must then
+   * bind every template variable. Unknown stores are assumed not to.
+   */
+  readonly deletesWithUnboundVariables?: boolean;
 
   select(query: string): Promise<Bindings[]>;
   ask(query: string): Promise<boolean>;
