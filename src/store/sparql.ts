@@ -28,11 +28,6 @@ export function termList(terms: readonly Term[]): string {
   return `(${terms.map(sparqlTerm).join(', ')})`;
 }
 
-/** `VALUES ?v { t1 t2 }` */
-export function values(variable: `?${string}`, terms: readonly Term[]): string {
-  return `VALUES ${variable} { ${terms.map(sparqlTerm).join(' ')} }`;
-}
-
 /** A piece of SPARQL text built only from code constants and serialized terms. */
 export class SparqlFragment {
   constructor(readonly text: string) {}
@@ -80,11 +75,6 @@ function render(value: SparqlValue): string {
   if (Array.isArray(value)) return termList(value);
   if (typeof value === 'object' && value !== null && 'termType' in value) return sparqlTerm(value as Term);
   throw new ValueError(`refusing to write a ${typeof value} into SPARQL text: wrap it as a term (namedNode or literal)`);
-}
-
-/** `VALUES ?v { ... }` as a fragment. */
-export function valuesFragment(v: Variable, terms: readonly Term[]): SparqlFragment {
-  return new SparqlFragment(values(v.text, terms));
 }
 
 /** `GRAPH <g> { fragment }` as a fragment. */

@@ -44,12 +44,6 @@ export function dateTimeLiteral(date: Date = new Date()): LiteralTerm {
   return literal(date.toISOString(), xsd.dateTime);
 }
 
-export function termEquals(a: Term, b: Term): boolean {
-  if (a.termType !== b.termType || a.value !== b.value) return false;
-  if (a.termType !== 'Literal' || b.termType !== 'Literal') return true;
-  return a.datatype === b.datatype && (a.language ?? '') === (b.language ?? '');
-}
-
 // Inside "..." SPARQL and Turtle forbid a raw quote, backslash, LF and CR; the rest is escaped
 // too so that logs and journals stay one line per request.
 const LITERAL_ESCAPES: Readonly<Record<string, string>> = {

@@ -6,6 +6,7 @@ import type { TripleStore } from '../../src/store/triple-store.js';
 import { cfc, PLANT, svc, xsd } from '../../src/vocab/index.js';
 import { sparql } from '../../src/store/sparql.js';
 import { openTestStore } from '../support/fixtures.js';
+import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:ogm';
 const S = 'https://example.org/plant#door1_service_x';
@@ -13,37 +14,14 @@ const WP = 'https://example.org/plant#part1';
 const R = 'https://example.org/plant#door1';
 
 describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => {
-  let store: TripleStore | undefined;
-  let ogm: OGM;
+  const suite = storeSuite(kind, G);
+  const { onStore } = suite;
 
-  beforeAll(async () => {
-    store = await openTestStore(kind);
-    if (store) ogm = new OGM({ store, graph: G, shapesGraph: 'https://w3id.org/semantic-middleware/shapes' });
-  });
-  afterAll(async () => {
-    await store?.update(`DROP SILENT GRAPH <${G}>`);
-    await store?.close();
-  });
-  beforeEach(async () => {
-    if (!store) return;
-    await store.update(`DROP SILENT GRAPH <${G}>`);
-  });
-
-  const onStore = (name: string, fn: () => Promise<void>): void => {
-    it(name, async () => {
-      if (!store) {
-        console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
-        return;
-      }
-      await fn();
-    });
-  };
-
-  const dump = (): Promise<string> => store!.dump({ graph: G });
+  const dump = (): Promise<string> => suite.store!.dump({ graph: G });
 
   async function expectRefused(write: () => Promise<unknown>, pattern: RegExp, rule?: string): Promise<void> {
     const before = await dump();
-    const requests = store!.requestCount;
+    const requests = suite.store!.requestCount;
     const error = await write().then(
       () => undefined,
       (e: unknown) => e,
@@ -53,21 +31,21 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     if (rule) expect((error as ValidationError).details.rule).toBe(rule);
     expect(await dump()).toBe(before);
     // Validation happens before anything is sent: no update request went out.
-    expect(store!.requestCount - requests).toBeLessThanOrEqual(2);
+    expect(suite.store!.requestCount - requests).toBeLessThanOrEqual(2);
   }
 
   async function service(): Promise<void> {
-    await ogm.create({ iri: S, type: PLANT('ControllerService'), properties: { [svc.address]: 'http://127.0.0.1:8000', [svc.isServiceOf]: R } });
+    await suite.ogm.create({ iri: S, type: PLANT('ControllerService'), properties: { [svc.address]: 'http://127.0.0.1:8000', [svc.isServiceOf]: R } });
   }
 
   onStore('should create a typed individual in one update and fetch it back', async () => {
-    const before = store!.requestCount;
+    const before = suite.store!.requestCount;
     await service();
-    expect(store!.requestCount - before).toBeLessThanOrEqual(1 + 2); // TBox and shapes are read once, then cached
-    const again = store!.requestCount;
-    await ogm.create({ iri: `${S}2`, type: svc.Service, properties: { [svc.address]: 'http://127.0.0.1:8001', [svc.isServiceOf]: R } });
-    expect(store!.requestCount - again).toBe(1);
-    const ind = await ogm.fetch(S);
+    expect(suite.store!.requestCount - before).toBeLessThanOrEqual(1 + 2); // TBox and shapes are read once, then cached
+    const again = suite.store!.requestCount;
+    await suite.ogm.create({ iri: `${S}2`, type: svc.Service, properties: { [svc.address]: 'http://127.0.0.1:8001', [svc.isServiceOf]: R } });
+    expect(suite.store!.requestCount - again).toBe(1);
+    const ind = await suite.ogm.fetch(S);
     expect(ind?.types).toEqual([PLANT('ControllerService')]);
     expect(ind?.properties[svc.address]).toEqual([literal('http://127.0.0.1:8000', xsd.anyURI)]);
   });
@@ -75,64 +53,64 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   onStore('should replace values in one update request on commit', async () => {
     await service();
     const t = new Date('2026-11-22T10:00:00.000Z');
-    const before = store!.requestCount;
-    const r = await ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: t } });
+    const before = suite.store!.requestCount;
+    const r = await suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: t } });
     expect(r.applied).toBe(true);
-    expect(store!.requestCount - before).toBe(1);
-    await ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: new Date('2026-11-22T10:00:30.000Z') } });
-    const ind = await ogm.fetch(S);
+    expect(suite.store!.requestCount - before).toBe(1);
+    await suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: new Date('2026-11-22T10:00:30.000Z') } });
+    const ind = await suite.ogm.fetch(S);
     expect(ind?.properties[svc.lastHeartbeat]).toHaveLength(1);
     expect(ind?.properties[svc.lastHeartbeat]?.[0]).toMatchObject({ datatype: xsd.dateTime });
-    await ogm.commit({ iri: S, set: { [svc.address]: [] } });
-    expect((await ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
+    await suite.ogm.commit({ iri: S, set: { [svc.address]: [] } });
+    expect((await suite.ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
   });
 
   onStore('should apply a guarded commit only when the guard holds', async () => {
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000001';
-    await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
-    const win = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } });
-    const lose = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } });
+    await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
+    const win = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } });
+    const lose = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } });
     expect([win.applied, lose.applied]).toEqual([true, false]);
-    const none = await ogm.commit({ iri: op, set: { [svc.executionResult]: 'x' }, guard: { [svc.executionResult]: [] } });
+    const none = await suite.ogm.commit({ iri: op, set: { [svc.executionResult]: 'x' }, guard: { [svc.executionResult]: [] } });
     expect(none.applied).toBe(true);
-    const notNone = await ogm.commit({ iri: op, set: { [svc.executionResult]: 'y' }, guard: { [svc.executionResult]: [] } });
+    const notNone = await suite.ogm.commit({ iri: op, set: { [svc.executionResult]: 'y' }, guard: { [svc.executionResult]: [] } });
     expect(notNone.applied).toBe(false);
-    expect((await ogm.fetch(op))?.properties[svc.executionResult]).toEqual([literal('x')]);
+    expect((await suite.ogm.fetch(op))?.properties[svc.executionResult]).toEqual([literal('x')]);
   });
 
   onStore('should let exactly one of many concurrent compare-and-set commits win', async () => {
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000002';
-    await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
+    await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } })),
+      Array.from({ length: 12 }, () => suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } })),
     );
     expect(results.filter((r) => r.applied)).toHaveLength(1);
   });
 
   onStore('should apply a one-of guard only when the property holds one allowed value', async () => {
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000005';
-    await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'running' } });
-    const fail = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
-    const again = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
+    await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'running' } });
+    const fail = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
+    const again = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
     expect([fail.applied, again.applied]).toEqual([true, false]);
   });
 
   onStore('should replace values on every matched individual in one request', async () => {
     const ops = [1, 2, 3].map((i) => `https://example.org/plant#OpenDoorOperation_op_10000000000${i}`);
     for (const [i, op] of ops.entries()) {
-      await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: i === 2 ? 'done' : 'queued' } });
+      await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: i === 2 ? 'done' : 'queued' } });
     }
-    const before = store!.requestCount;
-    await ogm.commitMatching({
+    const before = suite.store!.requestCount;
+    await suite.ogm.commitMatching({
       subjectClass: cfc.Operation,
       match: sparql`?s ${namedNode(svc.operationStatus)} ${literal('queued')} .`,
       set: { [svc.operationStatus]: 'failed', [svc.executionResult]: 'swept' },
     });
-    expect(store!.requestCount - before).toBe(1);
-    const statuses = await Promise.all(ops.map(async (op) => (await ogm.fetch(op))?.properties[svc.operationStatus]?.[0]?.value));
+    expect(suite.store!.requestCount - before).toBe(1);
+    const statuses = await Promise.all(ops.map(async (op) => (await suite.ogm.fetch(op))?.properties[svc.operationStatus]?.[0]?.value));
     expect(statuses).toEqual(['failed', 'failed', 'done']);
     await expectRefused(
-      () => ogm.commitMatching({ subjectClass: cfc.Operation, match: sparql`?s ${namedNode(svc.operationStatus)} ?x .`, set: { [svc.address]: 'http://x' } }),
+      () => suite.ogm.commitMatching({ subjectClass: cfc.Operation, match: sparql`?s ${namedNode(svc.operationStatus)} ?x .`, set: { [svc.address]: 'http://x' } }),
       /outside the domain/,
     );
   });
@@ -140,24 +118,24 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   onStore('should clear properties of individuals of other classes in a bulk removal, and still check writes', async () => {
     await service();
     const wf = `${S}_workflow_open`;
-    await ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
-    const before = store!.requestCount;
-    await ogm.commitMatching({
+    await suite.ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
+    const before = suite.store!.requestCount;
+    await suite.ogm.commitMatching({
       subjectClass: svc.Service,
       match: sparql`VALUES ?s { ${namedNode(S)} ${namedNode(wf)} }`,
       set: { [svc.address]: [], [svc.endpoint]: [] },
     });
-    expect(store!.requestCount - before).toBe(1);
-    expect((await ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
-    expect((await ogm.fetch(wf))?.properties[svc.endpoint]).toBeUndefined();
-    expect((await ogm.fetch(wf))?.properties[svc.isWorkflowOf]).toEqual([namedNode(S)]);
+    expect(suite.store!.requestCount - before).toBe(1);
+    expect((await suite.ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
+    expect((await suite.ogm.fetch(wf))?.properties[svc.endpoint]).toBeUndefined();
+    expect((await suite.ogm.fetch(wf))?.properties[svc.isWorkflowOf]).toEqual([namedNode(S)]);
     await expectRefused(
-      () => ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { 'https://example.org/undeclared': [] } }),
+      () => suite.ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { 'https://example.org/undeclared': [] } }),
       /not declared/,
       'property-declared',
     );
     await expectRefused(
-      () => ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { [svc.address]: [], [svc.endpoint]: 'http://x' } }),
+      () => suite.ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { [svc.address]: [], [svc.endpoint]: 'http://x' } }),
       /outside the domain/,
       'domain',
     );
@@ -169,38 +147,38 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
 
   onStore('should refuse an undeclared property', async () => {
     await service();
-    await expectRefused(() => ogm.commit({ iri: S, set: { 'https://example.org/undeclared': 'x' } }), /not declared/, 'property-declared');
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: { 'https://example.org/undeclared': 'x' } }), /not declared/, 'property-declared');
   });
 
   onStore('should refuse a property whose domain the class does not satisfy', async () => {
     await service();
-    await expectRefused(() => ogm.commit({ iri: S, set: { [svc.operationStatus]: 'queued' } }), /outside the domain of/, 'domain');
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.operationStatus]: 'queued' } }), /outside the domain of/, 'domain');
   });
 
   onStore('should refuse a literal of the wrong datatype', async () => {
     await service();
-    await expectRefused(() => ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday') } }), /takes literals of/, 'range-datatype');
-    await expectRefused(() => ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday', xsd.dateTime) } }), /not a valid/, 'lexical-form');
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday') } }), /takes literals of/, 'range-datatype');
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday', xsd.dateTime) } }), /not a valid/, 'lexical-form');
   });
 
   onStore('should refuse an object value for a datatype property', async () => {
     await service();
-    await expectRefused(() => ogm.commit({ iri: S, set: { [svc.address]: namedNode('http://127.0.0.1:1') } }), /datatype property/);
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.address]: namedNode('http://127.0.0.1:1') } }), /datatype property/);
   });
 
   onStore('should refuse a second cfc:hasPossessedWorkpiece on a Workpiece', async () => {
-    await ogm.create({ iri: WP, type: PLANT('Part') });
+    await suite.ogm.create({ iri: WP, type: PLANT('Part') });
     const ps1 = `${WP}_possession_000000000001`;
     const ps2 = `${WP}_possession_000000000002`;
-    await ogm.create({ iri: ps1, type: cfc.PossessionState });
-    await ogm.create({ iri: ps2, type: cfc.PossessionState });
-    await ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: ps1 } });
-    await expectRefused(() => ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: [ps1, ps2] } }), /at most 1|maxCount|MaxCount/);
-    await expectRefused(() => ogm.db.append({ subject: WP, predicate: cfc.hasPossessedWorkpiece, object: ps2 }), /ogm\.commit/, 'low-level-append');
+    await suite.ogm.create({ iri: ps1, type: cfc.PossessionState });
+    await suite.ogm.create({ iri: ps2, type: cfc.PossessionState });
+    await suite.ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: ps1 } });
+    await expectRefused(() => suite.ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: [ps1, ps2] } }), /at most 1|maxCount|MaxCount/);
+    await expectRefused(() => suite.ogm.db.append({ subject: WP, predicate: cfc.hasPossessedWorkpiece, object: ps2 }), /ogm\.commit/, 'low-level-append');
   });
 
   onStore('should refuse an unknown class', async () => {
-    await expectRefused(() => ogm.create({ iri: S, type: 'https://example.org/plant#NoSuchClass' }), /not declared/, 'class-declared');
+    await expectRefused(() => suite.ogm.create({ iri: S, type: 'https://example.org/plant#NoSuchClass' }), /not declared/, 'class-declared');
   });
 
   it.each([
@@ -208,45 +186,45 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     ['a space', 'https://example.org/a b'],
     ['a quote', 'https://example.org/a"b'],
   ])('should refuse an IRI with %s', async (_what, bad) => {
-    if (!store) return;
+    if (!suite.store) return;
     await service();
-    await expectRefused(() => ogm.create({ iri: bad, type: svc.Service }), /not a valid absolute IRI/);
-    await expectRefused(() => ogm.commit({ iri: S, set: { [bad]: 'x' } }), /not a valid absolute IRI/);
-    await expectRefused(() => ogm.db.append({ subject: 'https://example.org/plant#door1', predicate: cfc.hasCapability, object: bad }), /not a valid absolute IRI/);
+    await expectRefused(() => suite.ogm.create({ iri: bad, type: svc.Service }), /not a valid absolute IRI/);
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [bad]: 'x' } }), /not a valid absolute IRI/);
+    await expectRefused(() => suite.ogm.db.append({ subject: 'https://example.org/plant#door1', predicate: cfc.hasCapability, object: bad }), /not a valid absolute IRI/);
   });
 
   onStore('should store hostile literal text verbatim and nothing else', async () => {
     await service();
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000003';
     const hostile = 'x""" } } ; DROP ALL ; INSERT DATA { GRAPH <urn:x> { <urn:a> <urn:b> "c" } } # \\u0022 \n\r\t\'\'\' ü 🎉';
-    await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.executionResult]: hostile } });
-    expect((await ogm.fetch(op))?.properties[svc.executionResult]).toEqual([literal(hostile)]);
-    expect(await store!.ask('ASK { GRAPH <urn:x> { ?s ?p ?o } }')).toBe(false);
-    expect((await ogm.fetch(S))?.types).toEqual([PLANT('ControllerService')]);
+    await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.executionResult]: hostile } });
+    expect((await suite.ogm.fetch(op))?.properties[svc.executionResult]).toEqual([literal(hostile)]);
+    expect(await suite.store!.ask('ASK { GRAPH <urn:x> { ?s ?p ?o } }')).toBe(false);
+    expect((await suite.ogm.fetch(S))?.types).toEqual([PLANT('ControllerService')]);
   });
 
   onStore('should refuse a shape violation and name the property', async () => {
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000004';
-    await ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
-    await expectRefused(() => ogm.commit({ iri: op, set: { [svc.operationStatus]: 'exploded' } }), /operationStatus/);
+    await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
+    await expectRefused(() => suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'exploded' } }), /operationStatus/);
   });
 
   onStore('should follow property chains on fetch', async () => {
     await service();
     const wf = `${S}_workflow_open`;
-    await ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
-    const ind = await ogm.fetch(wf, { follow: [[svc.isWorkflowOf]] });
+    await suite.ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
+    const ind = await suite.ogm.fetch(wf, { follow: [[svc.isWorkflowOf]] });
     expect(ind?.linked[svc.isWorkflowOf]?.[0]?.iri).toBe(S);
     expect(ind?.linked[svc.isWorkflowOf]?.[0]?.properties[svc.address]).toHaveLength(1);
-    expect(await ogm.fetch('https://example.org/plant#nothing')).toBeUndefined();
+    expect(await suite.ogm.fetch('https://example.org/plant#nothing')).toBeUndefined();
   });
 
   onStore('should delete several triples in one request on the low-level path', async () => {
     await service();
-    const before = store!.requestCount;
-    await ogm.db.tripleDelete([{ subject: S, predicate: svc.address, object: literal('http://127.0.0.1:8000', xsd.anyURI) }]);
-    expect(store!.requestCount - before).toBe(1);
-    expect((await ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
+    const before = suite.store!.requestCount;
+    await suite.ogm.db.tripleDelete([{ subject: S, predicate: svc.address, object: literal('http://127.0.0.1:8000', xsd.anyURI) }]);
+    expect(suite.store!.requestCount - before).toBe(1);
+    expect((await suite.ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
   });
 });
 

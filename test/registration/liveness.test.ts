@@ -7,6 +7,7 @@ import { registerService, registerStateProperty, registerWorkflow, updateHeartbe
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
 import { openTestStore } from '../support/fixtures.js';
+import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:registration:liveness';
 const MAX_AGE = 90;
@@ -64,49 +65,23 @@ class InterleavingStore implements TripleStore {
 }
 
 describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind) => {
-  let store: TripleStore | undefined;
-  let ogm: OGM;
+  const suite = storeSuite(kind, G);
+  const { onStore } = suite;
 
-  beforeAll(async () => {
-    store = await openTestStore(kind);
-    if (store) ogm = new OGM({ store, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
-  });
-  afterAll(async () => {
-    await store?.update(`DROP SILENT GRAPH <${G}>`);
-    await store?.close();
-  });
-  beforeEach(async () => {
-    await store?.update(`DROP SILENT GRAPH <${G}>`);
-  });
-
-  const onStore = (name: string, fn: () => Promise<void>, timeout?: number): void => {
-    it(
-      name,
-      async () => {
-        if (!store) {
-          console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
-          return;
-        }
-        await fn();
-      },
-      timeout,
-    );
-  };
-
-  const dump = (): Promise<string> => store!.dump({ graph: G });
+  const dump = (): Promise<string> => suite.store!.dump({ graph: G });
   const values = async (iri: string, property: string): Promise<string[]> =>
-    ((await ogm.fetch(iri, { graph: G }))?.properties[property] ?? []).map((t) => t.value).sort();
+    ((await suite.ogm.fetch(iri, { graph: G }))?.properties[property] ?? []).map((t) => t.value).sort();
   const statusOf = async (op: string): Promise<string | undefined> => (await values(op, svc.operationStatus))[0];
-  const sweep = (extra: { reason?: string } = {}): Promise<string[]> => sweepStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G, ...extra });
+  const sweep = (extra: { reason?: string } = {}): Promise<string[]> => sweepStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G, ...extra });
 
   /** A reachable Service with an optional heartbeat (`null`: none), realizing `workflowCapability` if given. */
   async function service(opts: { resource?: string; address: string; heartbeat: Date | null; workflowCapability?: string; stateCapability?: string }): Promise<string> {
     const resourceIri = opts.resource ?? R;
     const serviceIri = mintServiceIri(resourceIri, opts.address);
     const cls = opts.workflowCapability ? plant.ControllerService : plant.MonitorService;
-    await registerService(ogm, { resourceIri, serviceIri, serviceClass: cls, address: opts.address, namedGraph: G });
+    await registerService(suite.ogm, { resourceIri, serviceIri, serviceClass: cls, address: opts.address, namedGraph: G });
     if (opts.workflowCapability) {
-      await registerWorkflow(ogm, {
+      await registerWorkflow(suite.ogm, {
         resourceIri,
         serviceIri,
         workflowIri: mintWorkflowIri(serviceIri, 'open'),
@@ -118,7 +93,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
       });
     }
     if (opts.stateCapability) {
-      await registerStateProperty(ogm, {
+      await registerStateProperty(suite.ogm, {
         resourceIri,
         serviceIri,
         statePropertyIri: mintStatePropertyIri(serviceIri, 'state'),
@@ -129,14 +104,14 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
         namedGraph: G,
       });
     }
-    if (opts.heartbeat) await updateHeartbeat(ogm, serviceIri, { timestamp: opts.heartbeat, namedGraph: G });
+    if (opts.heartbeat) await updateHeartbeat(suite.ogm, serviceIri, { timestamp: opts.heartbeat, namedGraph: G });
     return serviceIri;
   }
 
   let opCounter = 0;
   async function operation(capabilityIri: string, status = 'queued'): Promise<string> {
     const iri = `${plant.OpenDoorOperation}_op_${String(++opCounter).padStart(12, '0')}`;
-    await ogm.create({ iri, type: plant.OpenDoorOperation, properties: { [cfc.implementsCapability]: capabilityIri, [svc.operationStatus]: status }, graph: G });
+    await suite.ogm.create({ iri, type: plant.OpenDoorOperation, properties: { [cfc.implementsCapability]: capabilityIri, [svc.operationStatus]: status }, graph: G });
     return iri;
   }
 
@@ -151,18 +126,18 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     const none = await service({ address: 'http://127.0.0.1:8213', heartbeat: null });
     const edge = await service({ address: 'http://127.0.0.1:8214', heartbeat: new Date(NOW.getTime() - MAX_AGE * 1000) });
     const gone = await service({ address: 'http://127.0.0.1:8215', heartbeat: OLD });
-    await store!.update(`DELETE WHERE { GRAPH <${G}> { <${gone}> <${svc.address}> ?a } }`);
-    const before = store!.requestCount;
-    expect(await findStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([old, none].sort());
-    expect(store!.requestCount - before).toBe(1);
-    expect(await findStaleServices(ogm, 0.001, { now: NOW, namedGraph: G })).toEqual([fresh, old, none, edge].sort());
-    expect(await findStaleServices(ogm, MAX_AGE, { now: OLD, namedGraph: G })).toEqual([none]);
+    await suite.store!.update(`DELETE WHERE { GRAPH <${G}> { <${gone}> <${svc.address}> ?a } }`);
+    const before = suite.store!.requestCount;
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([old, none].sort());
+    expect(suite.store!.requestCount - before).toBe(1);
+    expect(await findStaleServices(suite.ogm, 0.001, { now: NOW, namedGraph: G })).toEqual([fresh, old, none, edge].sort());
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: OLD, namedGraph: G })).toEqual([none]);
   });
 
   onStore('should never take an untyped heartbeat for stale, as the Python reference', async () => {
     const s = await service({ address: 'http://127.0.0.1:8216', heartbeat: null });
-    await store!.update(`INSERT DATA { GRAPH <${G}> { <${s}> <${svc.lastHeartbeat}> "${OLD.toISOString()}" } }`);
-    expect(await findStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([]);
+    await suite.store!.update(`INSERT DATA { GRAPH <${G}> { <${s}> <${svc.lastHeartbeat}> "${OLD.toISOString()}" } }`);
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([]);
   });
 
   onStore('should sweep a stale Service: deregistered, types, links, Capabilities and heartbeat kept', async () => {
@@ -170,7 +145,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     expect(await sweep()).toEqual([C]);
     expect(await values(C, svc.address)).toEqual([]);
     expect(await values(WF, svc.endpoint)).toEqual([]);
-    expect((await ogm.fetch(C, { graph: G }))?.types).toEqual([plant.ControllerService]);
+    expect((await suite.ogm.fetch(C, { graph: G }))?.types).toEqual([plant.ControllerService]);
     expect(await values(C, svc.isServiceOf)).toEqual([R]);
     expect(await values(C, svc.lastHeartbeat)).toHaveLength(1);
     expect(await values(WF, svc.isWorkflowOf)).toEqual([C]);
@@ -202,7 +177,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     for (const op of [queued, running]) {
       expect(await statusOf(op)).toBe('failed');
       expect(await values(op, svc.executionResult)).toEqual([SWEEP_REASON]);
-      const stamp = (await ogm.fetch(op, { graph: G }))?.properties[svc.executionTimestamp] ?? [];
+      const stamp = (await suite.ogm.fetch(op, { graph: G }))?.properties[svc.executionTimestamp] ?? [];
       expect(stamp).toHaveLength(1);
       expect(stamp[0]).toMatchObject({ datatype: xsd.dateTime });
       expect(new Date(stamp[0]!.value).getTime()).toBe(NOW.getTime());
@@ -241,12 +216,12 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
   onStore('(e) should not sweep a Service that heartbeats between the find and the deregistration', async () => {
     await controllerAndMonitor(OLD, FRESH);
     const queued = await operation(CAP_OPEN);
-    const interleaving = new InterleavingStore(store!);
+    const interleaving = new InterleavingStore(suite.store!);
     const watchdog = new OGM({ store: interleaving, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     await watchdog.tbox();
     // The sweep's find still sees the old heartbeat; the controller heartbeats right after.
     expect(await findStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([C]);
-    interleaving.hook = () => updateHeartbeat(ogm, C, { timestamp: NOW, namedGraph: G });
+    interleaving.hook = () => updateHeartbeat(suite.ogm, C, { timestamp: NOW, namedGraph: G });
     const before = await dump();
     await sweepStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G });
     expect(interleaving.hook).toBeUndefined();
@@ -263,7 +238,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     async () => {
       const counts: number[] = [];
       for (const n of [1, 50]) {
-        await store!.update(`DROP SILENT GRAPH <${G}>`);
+        await suite.store!.update(`DROP SILENT GRAPH <${G}>`);
         const ops: string[] = [];
         for (let i = 0; i < n; i++) {
           const resource = `${plant.door1}_${n}_${i}`;
@@ -272,17 +247,17 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
           ops.push(await operation(cap));
         }
         await service({ resource: plant.robot1, address: 'http://127.0.0.1:8231', heartbeat: FRESH });
-        const before = store!.requestCount;
+        const before = suite.store!.requestCount;
         const swept = await sweep();
-        counts.push(store!.requestCount - before);
+        counts.push(suite.store!.requestCount - before);
         expect(swept).toHaveLength(n);
         for (const op of ops) expect(await statusOf(op)).toBe('failed');
       }
       expect(counts[0]).toBe(counts[1]);
       expect(counts[1]).toBeLessThanOrEqual(3);
-      const before = store!.requestCount;
+      const before = suite.store!.requestCount;
       expect(await sweep()).toEqual([]);
-      expect(store!.requestCount - before).toBe(1);
+      expect(suite.store!.requestCount - before).toBe(1);
     },
     120_000,
   );
@@ -300,7 +275,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
           // Vary who goes first: event-loop turns on the in-process store, milliseconds over HTTP.
           if (kind === 'embedded') for (let k = 0; k < i % 4; k++) await new Promise((resolve) => setImmediate(resolve));
           else await new Promise((resolve) => setTimeout(resolve, (i % 10) * 10));
-          const r = await ogm.commit({ iri: op, set: { [svc.operationStatus]: 'done', [svc.executionResult]: 'ok' }, guard: { [svc.operationStatus]: 'running' }, graph: G });
+          const r = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'done', [svc.executionResult]: 'ok' }, guard: { [svc.operationStatus]: 'running' }, graph: G });
           return r.applied;
         };
         const [swept, doneApplied] = await Promise.all([sweep(), finish()]);
@@ -327,16 +302,16 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     await controllerAndMonitor(OLD, OLD);
     const before = await dump();
     const bad: (() => Promise<unknown>)[] = [
-      () => findStaleServices(ogm, Number.NaN, { namedGraph: G }),
-      () => findStaleServices(ogm, -1, { namedGraph: G }),
-      () => findStaleServices(ogm, Number.POSITIVE_INFINITY, { namedGraph: G }),
-      () => findStaleServices(ogm, '90' as unknown as number, { namedGraph: G }),
-      () => findStaleServices(ogm, MAX_AGE, { now: new Date('nope'), namedGraph: G }),
-      () => sweepStaleServices(ogm, Number.NaN, { now: NOW, namedGraph: G }),
-      () => sweepStaleServices(ogm, MAX_AGE, { now: new Date(Number.NaN), namedGraph: G }),
-      () => sweepStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: G, reason: 42 as unknown as string }),
-      () => sweepStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: 'urn:x> } DROP ALL' }),
-      () => findStaleServices(ogm, MAX_AGE, { now: NOW, namedGraph: 'not a graph' }),
+      () => findStaleServices(suite.ogm, Number.NaN, { namedGraph: G }),
+      () => findStaleServices(suite.ogm, -1, { namedGraph: G }),
+      () => findStaleServices(suite.ogm, Number.POSITIVE_INFINITY, { namedGraph: G }),
+      () => findStaleServices(suite.ogm, '90' as unknown as number, { namedGraph: G }),
+      () => findStaleServices(suite.ogm, MAX_AGE, { now: new Date('nope'), namedGraph: G }),
+      () => sweepStaleServices(suite.ogm, Number.NaN, { now: NOW, namedGraph: G }),
+      () => sweepStaleServices(suite.ogm, MAX_AGE, { now: new Date(Number.NaN), namedGraph: G }),
+      () => sweepStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G, reason: 42 as unknown as string }),
+      () => sweepStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: 'urn:x> } DROP ALL' }),
+      () => findStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: 'not a graph' }),
     ];
     for (const call of bad) await expect(call()).rejects.toBeInstanceOf(ValueError);
     expect(await dump()).toBe(before);

@@ -12,6 +12,7 @@ import { namedNode } from '../../src/store/terms.js';
 import type { ConditionalUpdateCheck, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, mes, ONTOLOGY_GRAPHS, plant, PLANT } from '../../src/vocab/index.js';
 import { openTestStore } from '../support/fixtures.js';
+import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:possession';
 const G2 = 'urn:test:possession-other';
@@ -59,68 +60,42 @@ function faulty(store: TripleStore, fault: Fault): TripleStore {
 }
 
 describe.each(['embedded', 'remote'] as const)('possession on the %s store', (kind) => {
-  let store: TripleStore | undefined;
-  let ogm: OGM;
+  const suite = storeSuite(kind, G, { extraGraphs: [G2] });
+  const { onStore } = suite;
   let seq = 0;
-
-  beforeAll(async () => {
-    store = await openTestStore(kind);
-    if (store) ogm = new OGM({ store, graph: G, shapesGraph: SHAPES });
-  });
-  afterAll(async () => {
-    await store?.update(`DROP SILENT GRAPH <${G}>`);
-    await store?.update(`DROP SILENT GRAPH <${G2}>`);
-    await store?.close();
-  });
-  beforeEach(async () => {
-    if (!store) return;
-    await store.update(`DROP SILENT GRAPH <${G}>`);
-    await store.update(`DROP SILENT GRAPH <${G2}>`);
-  });
-
   const skipped = (name: string): void => console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
-  const onStore = (name: string, fn: () => Promise<void>, timeout?: number): void => {
-    it(
-      name,
-      async () => {
-        if (!store) return skipped(name);
-        await fn();
-      },
-      timeout,
-    );
-  };
 
   /** A fresh workpiece IRI per use: the OGM caches types, and graphs are dropped between tests. */
   const freshIri = (name: string): string => PLANT(`${name}_${kind}_${Date.now()}_${seq++}`);
 
   async function part(graph = G): Promise<string> {
     const iri = freshIri('part');
-    await ogm.create({ iri, type: plant.Part, graph });
+    await suite.ogm.create({ iri, type: plant.Part, graph });
     return iri;
   }
 
-  const dump = async (graph = G): Promise<string[]> => (await store!.dump({ graph })).split('\n').filter(Boolean).sort();
+  const dump = async (graph = G): Promise<string[]> => (await suite.store!.dump({ graph })).split('\n').filter(Boolean).sort();
 
   async function pointers(workpiece: string, graph = G): Promise<string[]> {
-    const rows = await store!.select(`SELECT ?ps WHERE { GRAPH <${graph}> { <${workpiece}> <${cfc.hasPossessedWorkpiece}> ?ps } }`);
+    const rows = await suite.store!.select(`SELECT ?ps WHERE { GRAPH <${graph}> { <${workpiece}> <${cfc.hasPossessedWorkpiece}> ?ps } }`);
     return rows.map((r) => r.ps!.value);
   }
 
   async function states(graph = G): Promise<string[]> {
-    const rows = await store!.select(`SELECT ?s WHERE { GRAPH <${graph}> { ?s a <${cfc.PossessionState}> } }`);
+    const rows = await suite.store!.select(`SELECT ?s WHERE { GRAPH <${graph}> { ?s a <${cfc.PossessionState}> } }`);
     return rows.map((r) => r.s!.value).sort();
   }
 
   /** Every IRI minted for the workpiece's states that still occurs in the graph, as subject or object. */
   async function stateSubjects(workpiece: string, graph = G): Promise<string[]> {
-    const rows = await store!.select(
+    const rows = await suite.store!.select(
       `SELECT DISTINCT ?x WHERE { GRAPH <${graph}> { { ?x ?p ?o } UNION { ?s ?p ?x } FILTER(isIRI(?x) && STRSTARTS(STR(?x), "${workpiece}_possession_")) } }`,
     );
     return rows.map((r) => r.x!.value).sort();
   }
 
   async function possessorLinks(graph = G): Promise<[string, string][]> {
-    const rows = await store!.select(`SELECT ?who ?ps WHERE { GRAPH <${graph}> { ?who <${cfc.hasPossessor}> ?ps } }`);
+    const rows = await suite.store!.select(`SELECT ?who ?ps WHERE { GRAPH <${graph}> { ?who <${cfc.hasPossessor}> ?ps } }`);
     return rows.map((r): [string, string] => [r.who!.value, r.ps!.value]).sort();
   }
 
@@ -138,9 +113,9 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     pattern: RegExp,
   ): Promise<{ error: Error; requests: number }> {
     const before = await dump();
-    const start = store!.requestCount;
+    const start = suite.store!.requestCount;
     const error = await rejection(write());
-    const requests = store!.requestCount - start;
+    const requests = suite.store!.requestCount - start;
     expect(error).toBeInstanceOf(errorClass);
     expect((error as Error).message).toMatch(pattern);
     expect(await dump()).toEqual(before);
@@ -149,9 +124,9 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
 
   onStore('should create a first possession in three requests', async () => {
     const wp = await part();
-    const before = store!.requestCount;
-    const state = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    expect(store!.requestCount - before).toBe(3);
+    const before = suite.store!.requestCount;
+    const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(3);
     expect(state.startsWith(`${wp}_possession_`)).toBe(true);
     expect(state).toMatch(STATE_IRI);
     expect(await pointers(wp)).toEqual([state]);
@@ -161,47 +136,47 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
 
   onStore('should write into the named graph and leave the OGM graph alone', async () => {
     const wp = await part(G2);
-    const state = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G2 });
+    const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G2 });
     expect(await pointers(wp, G2)).toEqual([state]);
     expect(await dump(G)).toEqual([]);
-    expect(await findPossessionState(ogm, wp, plant.robot1, { namedGraph: G2 })).toBe(state);
-    expect(await findPossessionState(ogm, wp, plant.robot1)).toBeUndefined();
-    const next = await switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G2 });
+    expect(await findPossessionState(suite.ogm, wp, plant.robot1, { namedGraph: G2 })).toBe(state);
+    expect(await findPossessionState(suite.ogm, wp, plant.robot1)).toBeUndefined();
+    const next = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G2 });
     expect(await pointers(wp, G2)).toEqual([next]);
     expect(await dump(G)).toEqual([]);
   });
 
   onStore('should find the current possession state of a possessor in one query', async () => {
     const wp = await part();
-    expect(await findPossessionState(ogm, wp, plant.robot1, { namedGraph: G })).toBeUndefined();
-    const state = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    const before = store!.requestCount;
-    expect(await findPossessionState(ogm, wp, plant.robot1, { namedGraph: G })).toBe(state);
-    expect(store!.requestCount - before).toBe(1);
-    expect(await findPossessionState(ogm, wp, plant.conveyor1, { namedGraph: G })).toBeUndefined();
-    const next = await switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G });
+    expect(await findPossessionState(suite.ogm, wp, plant.robot1, { namedGraph: G })).toBeUndefined();
+    const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    const before = suite.store!.requestCount;
+    expect(await findPossessionState(suite.ogm, wp, plant.robot1, { namedGraph: G })).toBe(state);
+    expect(suite.store!.requestCount - before).toBe(1);
+    expect(await findPossessionState(suite.ogm, wp, plant.conveyor1, { namedGraph: G })).toBeUndefined();
+    const next = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G });
     // The old state is history: the previous possessor no longer holds the workpiece.
-    expect(await findPossessionState(ogm, wp, plant.robot1, { namedGraph: G })).toBeUndefined();
-    expect(await findPossessionState(ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(next);
+    expect(await findPossessionState(suite.ogm, wp, plant.robot1, { namedGraph: G })).toBeUndefined();
+    expect(await findPossessionState(suite.ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(next);
   });
 
   onStore('should report the current possessor in one query', async () => {
     const wp = await part();
-    let before = store!.requestCount;
-    expect(await currentPossessor(ogm, wp, { namedGraph: G })).toBeUndefined();
-    expect(store!.requestCount - before).toBe(1);
-    const state = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    before = store!.requestCount;
-    expect(await currentPossessor(ogm, wp, { namedGraph: G })).toEqual({ possessionState: state, possessors: [plant.robot1] });
-    expect(store!.requestCount - before).toBe(1);
+    let before = suite.store!.requestCount;
+    expect(await currentPossessor(suite.ogm, wp, { namedGraph: G })).toBeUndefined();
+    expect(suite.store!.requestCount - before).toBe(1);
+    const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    before = suite.store!.requestCount;
+    expect(await currentPossessor(suite.ogm, wp, { namedGraph: G })).toEqual({ possessionState: state, possessors: [plant.robot1] });
+    expect(suite.store!.requestCount - before).toBe(1);
   });
 
   onStore('should switch possession from A to B and keep A’s state as history', async () => {
     const wp = await part();
-    const first = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    let before = store!.requestCount;
-    const second = await switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G });
-    expect(store!.requestCount - before).toBe(4); // reads the current state first
+    const first = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    let before = suite.store!.requestCount;
+    const second = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(4); // reads the current state first
     expect(second).toMatch(STATE_IRI);
     expect(second).not.toBe(first);
     expect(await pointers(wp)).toEqual([second]);
@@ -212,19 +187,19 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
         [plant.conveyor1, second],
       ].sort() as [string, string][],
     );
-    before = store!.requestCount;
-    const third = await switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: second, namedGraph: G });
-    expect(store!.requestCount - before).toBe(3);
+    before = suite.store!.requestCount;
+    const third = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: second, namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(3);
     expect(await pointers(wp)).toEqual([third]);
     expect(await states()).toHaveLength(3);
-    expect(await currentPossessor(ogm, wp, { namedGraph: G })).toEqual({ possessionState: third, possessors: [plant.conveyor2] });
+    expect(await currentPossessor(suite.ogm, wp, { namedGraph: G })).toEqual({ possessionState: third, possessors: [plant.conveyor2] });
   });
 
   onStore('should refuse createPossession on a possessed workpiece and leave the graph unchanged', async () => {
     const wp = await part();
-    const state = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
     const { error, requests } = await expectUnchanged(
-      () => createPossession(ogm, { workpieceIri: wp, possessorIri: plant.conveyor1, namedGraph: G }),
+      () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.conveyor1, namedGraph: G }),
       TransitionConflictError,
       /already possessed.*switchPossession/u,
     );
@@ -235,23 +210,23 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
 
   onStore('should refuse a switch from a stale expected state and leave the prior possession intact', async () => {
     const wp = await part();
-    const first = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    const second = await switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G });
+    const first = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    const second = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G });
     const { requests } = await expectUnchanged(
-      () => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: first, namedGraph: G }),
+      () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: first, namedGraph: G }),
       TransitionConflictError,
       /no longer points at possession state/u,
     );
     expect(requests).toBe(4);
     expect(await pointers(wp)).toEqual([second]);
     expect(await states()).toEqual([first, second].sort());
-    expect(await findPossessionState(ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(second);
+    expect(await findPossessionState(suite.ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(second);
   });
 
   onStore('should refuse to switch a workpiece nobody possesses', async () => {
     const wp = await part();
     const { requests } = await expectUnchanged(
-      () => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G }),
+      () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: G }),
       TransitionConflictError,
       /not possessed.*createPossession/u,
     );
@@ -263,11 +238,11 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     async () => {
       const wp = await part();
       const holders = Array.from({ length: 10 }, (_, i) => PLANT(`holder${i}`));
-      let current = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+      let current = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
       const history = [current];
       for (let round = 0; round < 5; round++) {
         const results = await Promise.allSettled(
-          holders.map((h) => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: h, expectedPossessionState: current, namedGraph: G })),
+          holders.map((h) => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: h, expectedPossessionState: current, namedGraph: G })),
         );
         const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [[holders[i]!, r.value] as const] : []));
         const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
@@ -283,7 +258,7 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
         const links = await possessorLinks();
         expect(links).toHaveLength(history.length);
         expect(links).toContainEqual([winner, state]);
-        expect(await currentPossessor(ogm, wp, { namedGraph: G })).toEqual({ possessionState: state, possessors: [winner] });
+        expect(await currentPossessor(suite.ogm, wp, { namedGraph: G })).toEqual({ possessionState: state, possessors: [winner] });
         current = state;
       }
     },
@@ -292,9 +267,9 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
 
   onStore('should remove the new state when a write fails before the re-point applied', async () => {
     const wp = await part();
-    const first = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    const first = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
     for (const fault of ['append', 'commit-lost'] as const) {
-      const broken = new OGM({ store: faulty(store!, fault), graph: G, shapesGraph: SHAPES });
+      const broken = new OGM({ store: faulty(suite.store!, fault), graph: G, shapesGraph: SHAPES });
       await expectUnchanged(
         () => switchPossession(broken, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G }),
         StoreError,
@@ -306,12 +281,12 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
 
   onStore('should count a re-point that applied as done when only its reply was lost', async () => {
     const wp = await part();
-    const first = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    const broken = new OGM({ store: faulty(store!, 'commit-applied-reply-lost'), graph: G, shapesGraph: SHAPES });
+    const first = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    const broken = new OGM({ store: faulty(suite.store!, 'commit-applied-reply-lost'), graph: G, shapesGraph: SHAPES });
     const next = await switchPossession(broken, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G });
     expect(await pointers(wp)).toEqual([next]);
     expect(await states()).toEqual([first, next].sort());
-    expect(await findPossessionState(ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(next);
+    expect(await findPossessionState(suite.ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(next);
   });
 
   it.each([
@@ -322,10 +297,10 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     ['Pass', 'Retrieve', mes.PassAbility, plant.conveyor2],
     ['Retrieve', 'Pass', mes.RetrieveAbility, plant.conveyor1],
   ])('should find a complementary ability: %s against a counterpart with %s', async (_mode, _has, mode, counterpart) => {
-    if (!store) return skipped('complementary ability');
-    const before = store.requestCount;
-    expect(await counterpartHasComplementaryAbility(ogm, counterpart, mode, { namedGraph: G })).toBe(true);
-    expect(store.requestCount - before).toBe(1);
+    if (!suite.store) return skipped('complementary ability');
+    const before = suite.store.requestCount;
+    expect(await counterpartHasComplementaryAbility(suite.ogm, counterpart, mode, { namedGraph: G })).toBe(true);
+    expect(suite.store.requestCount - before).toBe(1);
   });
 
   it.each([
@@ -337,72 +312,72 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     ['Put', 'is unknown', mes.PutAbility, PLANT('nobody')],
     ['an unknown mode', 'has abilities', PLANT('NoSuchAbility'), plant.conveyor1],
   ])('should find no complementary ability: %s against a counterpart that %s', async (_mode, _what, mode, counterpart) => {
-    if (!store) return skipped('complementary ability (negative)');
-    expect(await counterpartHasComplementaryAbility(ogm, counterpart, mode, { namedGraph: G })).toBe(false);
+    if (!suite.store) return skipped('complementary ability (negative)');
+    expect(await counterpartHasComplementaryAbility(suite.ogm, counterpart, mode, { namedGraph: G })).toBe(false);
   });
 
   onStore('should find a handover ability stated in the data graph as well as in the plant graph', async () => {
     const station = freshIri('station');
-    expect(await counterpartHasComplementaryAbility(ogm, station, mes.PutAbility, { namedGraph: G })).toBe(false);
-    await ogm.create({ iri: station, type: plant.Conveyor, graph: G, properties: { [mes.hasHandoverAbility]: [namedNode(mes.ReceiveAbility)] } });
-    expect(await counterpartHasComplementaryAbility(ogm, station, mes.PutAbility, { namedGraph: G })).toBe(true);
-    expect(await counterpartHasComplementaryAbility(ogm, station, mes.PickAbility, { namedGraph: G })).toBe(false);
+    expect(await counterpartHasComplementaryAbility(suite.ogm, station, mes.PutAbility, { namedGraph: G })).toBe(false);
+    await suite.ogm.create({ iri: station, type: plant.Conveyor, graph: G, properties: { [mes.hasHandoverAbility]: [namedNode(mes.ReceiveAbility)] } });
+    expect(await counterpartHasComplementaryAbility(suite.ogm, station, mes.PutAbility, { namedGraph: G })).toBe(true);
+    expect(await counterpartHasComplementaryAbility(suite.ogm, station, mes.PickAbility, { namedGraph: G })).toBe(false);
     // The plant's individuals live in the example plant's graph, not in the data graph.
-    expect(await store!.ask(`ASK { GRAPH <${ONTOLOGY_GRAPHS.plant}> { <${plant.conveyor1}> <${mes.hasHandoverAbility}> ?a } }`)).toBe(true);
-    expect(await counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.PutAbility, { namedGraph: G })).toBe(true);
+    expect(await suite.store!.ask(`ASK { GRAPH <${ONTOLOGY_GRAPHS.plant}> { <${plant.conveyor1}> <${mes.hasHandoverAbility}> ?a } }`)).toBe(true);
+    expect(await counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.PutAbility, { namedGraph: G })).toBe(true);
   });
 
   onStore('should honour mes:complements asserted in one direction only', async () => {
     const station = freshIri('station');
     const give = freshIri('GiveAbility');
     const take = freshIri('TakeAbility');
-    await ogm.create({ iri: station, type: plant.Conveyor, graph: G2, properties: { [mes.hasHandoverAbility]: [namedNode(take)] } });
-    await store!.update(`INSERT DATA { GRAPH <${G2}> { <${give}> <${mes.complements}> <${take}> . } }`);
-    expect(await counterpartHasComplementaryAbility(ogm, station, give, { namedGraph: G })).toBe(true);
+    await suite.ogm.create({ iri: station, type: plant.Conveyor, graph: G2, properties: { [mes.hasHandoverAbility]: [namedNode(take)] } });
+    await suite.store!.update(`INSERT DATA { GRAPH <${G2}> { <${give}> <${mes.complements}> <${take}> . } }`);
+    expect(await counterpartHasComplementaryAbility(suite.ogm, station, give, { namedGraph: G })).toBe(true);
     const robot = freshIri('robot');
-    await ogm.create({ iri: robot, type: plant.Robot, graph: G2, properties: { [mes.hasHandoverAbility]: [namedNode(give)] } });
-    expect(await counterpartHasComplementaryAbility(ogm, robot, take, { namedGraph: G })).toBe(true);
+    await suite.ogm.create({ iri: robot, type: plant.Robot, graph: G2, properties: { [mes.hasHandoverAbility]: [namedNode(give)] } });
+    expect(await counterpartHasComplementaryAbility(suite.ogm, robot, take, { namedGraph: G })).toBe(true);
   });
 
   onStore('should refuse hostile IRIs with a ValueError before sending anything', async () => {
     const wp = await part();
-    const state = await createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
+    const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
     const calls = (bad: string): [string, () => Promise<unknown>][] => [
-      ['createPossession workpieceIri', () => createPossession(ogm, { workpieceIri: bad, possessorIri: plant.robot1, namedGraph: G })],
-      ['createPossession possessorIri', () => createPossession(ogm, { workpieceIri: wp, possessorIri: bad, namedGraph: G })],
-      ['createPossession namedGraph', () => createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: bad || ' ' })],
-      ['switchPossession workpieceIri', () => switchPossession(ogm, { workpieceIri: bad, newPossessorIri: plant.conveyor1, namedGraph: G })],
-      ['switchPossession newPossessorIri', () => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: bad, namedGraph: G })],
-      ['switchPossession expected', () => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: bad, namedGraph: G })],
-      ['switchPossession namedGraph', () => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: bad || ' ' })],
-      ['findPossessionState workpieceIri', () => findPossessionState(ogm, bad, plant.robot1, { namedGraph: G })],
-      ['findPossessionState possessorIri', () => findPossessionState(ogm, wp, bad, { namedGraph: G })],
-      ['findPossessionState namedGraph', () => findPossessionState(ogm, wp, plant.robot1, { namedGraph: bad || ' ' })],
-      ['currentPossessor workpieceIri', () => currentPossessor(ogm, bad, { namedGraph: G })],
-      ['currentPossessor namedGraph', () => currentPossessor(ogm, wp, { namedGraph: bad || ' ' })],
-      ['counterpart counterpartIri', () => counterpartHasComplementaryAbility(ogm, bad, mes.PutAbility, { namedGraph: G })],
-      ['counterpart modeAbilityIri', () => counterpartHasComplementaryAbility(ogm, plant.conveyor1, bad, { namedGraph: G })],
-      ['counterpart namedGraph', () => counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.PutAbility, { namedGraph: bad || ' ' })],
+      ['createPossession workpieceIri', () => createPossession(suite.ogm, { workpieceIri: bad, possessorIri: plant.robot1, namedGraph: G })],
+      ['createPossession possessorIri', () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: bad, namedGraph: G })],
+      ['createPossession namedGraph', () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: bad || ' ' })],
+      ['switchPossession workpieceIri', () => switchPossession(suite.ogm, { workpieceIri: bad, newPossessorIri: plant.conveyor1, namedGraph: G })],
+      ['switchPossession newPossessorIri', () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: bad, namedGraph: G })],
+      ['switchPossession expected', () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: bad, namedGraph: G })],
+      ['switchPossession namedGraph', () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: bad || ' ' })],
+      ['findPossessionState workpieceIri', () => findPossessionState(suite.ogm, bad, plant.robot1, { namedGraph: G })],
+      ['findPossessionState possessorIri', () => findPossessionState(suite.ogm, wp, bad, { namedGraph: G })],
+      ['findPossessionState namedGraph', () => findPossessionState(suite.ogm, wp, plant.robot1, { namedGraph: bad || ' ' })],
+      ['currentPossessor workpieceIri', () => currentPossessor(suite.ogm, bad, { namedGraph: G })],
+      ['currentPossessor namedGraph', () => currentPossessor(suite.ogm, wp, { namedGraph: bad || ' ' })],
+      ['counterpart counterpartIri', () => counterpartHasComplementaryAbility(suite.ogm, bad, mes.PutAbility, { namedGraph: G })],
+      ['counterpart modeAbilityIri', () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, bad, { namedGraph: G })],
+      ['counterpart namedGraph', () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.PutAbility, { namedGraph: bad || ' ' })],
     ];
     const before = await dump();
     for (const bad of HOSTILE) {
       for (const [where, call] of calls(bad)) {
-        const requests = store!.requestCount;
+        const requests = suite.store!.requestCount;
         const error = await rejection(call());
         expect([where, bad, error]).toEqual([where, bad, expect.any(ValueError)]);
-        expect([where, bad, store!.requestCount - requests]).toEqual([where, bad, 0]);
+        expect([where, bad, suite.store!.requestCount - requests]).toEqual([where, bad, 0]);
       }
     }
     expect(await dump()).toEqual(before);
     expect(await pointers(wp)).toEqual([state]);
-    expect(await store!.ask('ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), "DROP")) } }')).toBe(false);
+    expect(await suite.store!.ask('ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), "DROP")) } }')).toBe(false);
   });
 
   onStore('should refuse an untyped workpiece with a clear validation error and write nothing', async () => {
     const wp = freshIri('untyped');
     for (const write of [
-      () => createPossession(ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G }),
-      () => switchPossession(ogm, { workpieceIri: wp, newPossessorIri: plant.robot1, namedGraph: G }),
+      () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G }),
+      () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.robot1, namedGraph: G }),
     ]) {
       const { error, requests } = await expectUnchanged(write, ValidationError, /has no type.*create it first.*Workpiece/u);
       expect(requests).toBeLessThanOrEqual(1); // the type read
@@ -413,9 +388,9 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
 
   onStore('should refuse a typed individual that is not a Workpiece and write nothing', async () => {
     const station = freshIri('station');
-    await ogm.create({ iri: station, type: plant.Conveyor, graph: G });
+    await suite.ogm.create({ iri: station, type: plant.Conveyor, graph: G });
     const { error } = await expectUnchanged(
-      () => createPossession(ogm, { workpieceIri: station, possessorIri: plant.robot1, namedGraph: G }),
+      () => createPossession(suite.ogm, { workpieceIri: station, possessorIri: plant.robot1, namedGraph: G }),
       ValidationError,
       /none of which is .*Workpiece.*cannot be possessed/u,
     );

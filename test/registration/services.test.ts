@@ -15,6 +15,7 @@ import { literal, namedNode } from '../../src/store/terms.js';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
 import { openTestStore } from '../support/fixtures.js';
+import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:registration:services';
 const R = plant.door1;
@@ -28,45 +29,23 @@ const WF = mintWorkflowIri(S, 'open');
 const SP = mintStatePropertyIri(M, 'state');
 
 describe.each(['embedded', 'remote'] as const)('service registration on the %s store', (kind) => {
-  let store: TripleStore | undefined;
-  let ogm: OGM;
+  const suite = storeSuite(kind, G);
+  const { onStore } = suite;
 
-  beforeAll(async () => {
-    store = await openTestStore(kind);
-    if (store) ogm = new OGM({ store, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
-  });
-  afterAll(async () => {
-    await store?.update(`DROP SILENT GRAPH <${G}>`);
-    await store?.close();
-  });
-  beforeEach(async () => {
-    await store?.update(`DROP SILENT GRAPH <${G}>`);
-  });
-
-  const onStore = (name: string, fn: () => Promise<void>): void => {
-    it(name, async () => {
-      if (!store) {
-        console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
-        return;
-      }
-      await fn();
-    });
-  };
-
-  const dump = (): Promise<string> => store!.dump({ graph: G });
+  const dump = (): Promise<string> => suite.store!.dump({ graph: G });
   const values = async (iri: string, property: string): Promise<string[]> =>
-    ((await ogm.fetch(iri, { graph: G }))?.properties[property] ?? []).map((t) => t.value).sort();
+    ((await suite.ogm.fetch(iri, { graph: G }))?.properties[property] ?? []).map((t) => t.value).sort();
 
   // Stores normalize the lexical form of a dateTime (`.000Z` may come back as `Z`): compare instants.
   const heartbeats = async (iri: string): Promise<number[]> => {
-    const terms = (await ogm.fetch(iri, { graph: G }))?.properties[svc.lastHeartbeat] ?? [];
+    const terms = (await suite.ogm.fetch(iri, { graph: G }))?.properties[svc.lastHeartbeat] ?? [];
     for (const t of terms) expect(t).toMatchObject({ termType: 'Literal', datatype: xsd.dateTime });
     return terms.map((t) => new Date(t.value).getTime());
   };
 
   async function controller(): Promise<void> {
-    await registerService(ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
-    await registerWorkflow(ogm, {
+    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
+    await registerWorkflow(suite.ogm, {
       resourceIri: R,
       serviceIri: S,
       workflowIri: WF,
@@ -79,8 +58,8 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   }
 
   async function monitor(): Promise<void> {
-    await registerService(ogm, { resourceIri: R, serviceIri: M, serviceClass: plant.MonitorService, address: MONITOR_ADDRESS, namedGraph: G });
-    await registerStateProperty(ogm, {
+    await registerService(suite.ogm, { resourceIri: R, serviceIri: M, serviceClass: plant.MonitorService, address: MONITOR_ADDRESS, namedGraph: G });
+    await registerStateProperty(suite.ogm, {
       resourceIri: R,
       serviceIri: M,
       statePropertyIri: SP,
@@ -99,13 +78,13 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   }
 
   onStore('should register a Service in one create with its class, resource link and normalized address', async () => {
-    await ogm.tbox();
+    await suite.ogm.tbox();
     await controller(); // warms the shapes and the type cache
-    await store!.update(`DROP SILENT GRAPH <${G}>`);
-    const before = store!.requestCount;
-    await registerService(ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: 'HTTP://LocalHost:8101/', namedGraph: G });
-    expect(store!.requestCount - before).toBe(1);
-    const service = await ogm.fetch(S, { graph: G });
+    await suite.store!.update(`DROP SILENT GRAPH <${G}>`);
+    const before = suite.store!.requestCount;
+    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: 'HTTP://LocalHost:8101/', namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(1);
+    const service = await suite.ogm.fetch(S, { graph: G });
     expect(service?.types).toEqual([plant.ControllerService]);
     expect(service?.properties[svc.isServiceOf]).toEqual([namedNode(R)]);
     expect(service?.properties[svc.address]).toEqual([literal('http://localhost:8101', xsd.anyURI)]);
@@ -114,17 +93,17 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   });
 
   onStore('should register unreachable first and make the Service reachable in one commit with a heartbeat', async () => {
-    await registerService(ogm, { resourceIri: R, serviceIri: S, serviceClass: svc.Service, address: ADDRESS, reachable: false, namedGraph: G });
+    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: svc.Service, address: ADDRESS, reachable: false, namedGraph: G });
     expect(await values(S, svc.address)).toEqual([]);
     expect(await values(S, svc.isServiceOf)).toEqual([R]);
-    const before = store!.requestCount;
+    const before = suite.store!.requestCount;
     const t = new Date('2030-05-06T07:08:09.000Z');
-    await makeServiceReachable(ogm, S, `${ADDRESS}/`, { heartbeat: t, namedGraph: G });
-    expect(store!.requestCount - before).toBe(1);
+    await makeServiceReachable(suite.ogm, S, `${ADDRESS}/`, { heartbeat: t, namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(1);
     expect(await values(S, svc.address)).toEqual([ADDRESS]);
     expect(await heartbeats(S)).toEqual([t.getTime()]);
-    await deregisterService(ogm, S, { namedGraph: G });
-    await makeServiceReachable(ogm, S, ADDRESS, { heartbeat: null, namedGraph: G });
+    await deregisterService(suite.ogm, S, { namedGraph: G });
+    await makeServiceReachable(suite.ogm, S, ADDRESS, { heartbeat: null, namedGraph: G });
     expect(await values(S, svc.address)).toEqual([ADDRESS]);
     expect(await heartbeats(S)).toEqual([t.getTime()]);
   });
@@ -132,7 +111,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   onStore('should refuse a service class that is not svc:Service or a subclass, writing nothing', async () => {
     for (const serviceClass of [plant.Door, cfc.Capability, 'https://example.org/plant#NoSuchService']) {
       await expectNothingWritten(
-        () => registerService(ogm, { resourceIri: R, serviceIri: S, serviceClass, address: ADDRESS, namedGraph: G }),
+        () => registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass, address: ADDRESS, namedGraph: G }),
         OntologyGroundTruthError,
       );
     }
@@ -140,11 +119,11 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
 
   onStore('should register a Workflow and its Capability, writing only the instance-owned direction', async () => {
     await controller();
-    const workflow = await ogm.fetch(WF, { graph: G });
+    const workflow = await suite.ogm.fetch(WF, { graph: G });
     expect(workflow?.types).toEqual([plant.OpenDoorWorkflow]);
     expect(workflow?.properties[svc.isWorkflowOf]).toEqual([namedNode(S)]);
     expect(workflow?.properties[svc.endpoint]).toEqual([literal(`${ADDRESS}/workflows/open/execute`, xsd.anyURI)]);
-    const capability = await ogm.fetch(CAP_OPEN, { graph: G });
+    const capability = await suite.ogm.fetch(CAP_OPEN, { graph: G });
     expect(capability?.types).toEqual([plant.DoorOpeningCapability]);
     expect(capability?.properties[svc.realizedByWorkflow]).toEqual([namedNode(WF)]);
     expect(await values(R, cfc.hasCapability)).toEqual([CAP_OPEN]);
@@ -156,8 +135,8 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     await controller();
     const other = mintServiceIri(R, 'http://127.0.0.1:8103');
     const otherWf = mintWorkflowIri(other, 'open');
-    await registerService(ogm, { resourceIri: R, serviceIri: other, serviceClass: plant.ControllerService, address: 'http://127.0.0.1:8103', namedGraph: G });
-    await registerWorkflow(ogm, {
+    await registerService(suite.ogm, { resourceIri: R, serviceIri: other, serviceClass: plant.ControllerService, address: 'http://127.0.0.1:8103', namedGraph: G });
+    await registerWorkflow(suite.ogm, {
       resourceIri: R,
       serviceIri: other,
       workflowIri: otherWf,
@@ -173,7 +152,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
 
   onStore('should register a StateProperty with its stable endpoint only', async () => {
     await monitor();
-    const state = await ogm.fetch(SP, { graph: G });
+    const state = await suite.ogm.fetch(SP, { graph: G });
     expect(state?.types).toEqual([plant.DoorStateProperty]);
     expect(Object.keys(state?.properties ?? {}).sort()).toEqual([svc.endpoint, svc.isStatePropertyOf].sort());
     expect(state?.properties[svc.endpoint]).toEqual([literal(`${MONITOR_ADDRESS}/state/state`, xsd.anyURI)]);
@@ -182,7 +161,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   });
 
   onStore('should refuse workflow, state-property and capability classes of the wrong kind, writing nothing', async () => {
-    await registerService(ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
+    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
     const base = {
       resourceIri: R,
       serviceIri: S,
@@ -193,11 +172,11 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
       endpoint: buildWorkflowEndpoint(ADDRESS, 'open'),
       namedGraph: G,
     };
-    await expectNothingWritten(() => registerWorkflow(ogm, { ...base, workflowClass: plant.DoorStateProperty }), OntologyGroundTruthError);
-    await expectNothingWritten(() => registerWorkflow(ogm, { ...base, capabilityClass: plant.OpenDoorWorkflow }), OntologyGroundTruthError);
+    await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...base, workflowClass: plant.DoorStateProperty }), OntologyGroundTruthError);
+    await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...base, capabilityClass: plant.OpenDoorWorkflow }), OntologyGroundTruthError);
     await expectNothingWritten(
       () =>
-        registerStateProperty(ogm, {
+        registerStateProperty(suite.ogm, {
           resourceIri: R,
           serviceIri: S,
           statePropertyIri: SP,
@@ -213,7 +192,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
 
   onStore('should deregister in one request, removing the address and every endpoint and keeping the rest', async () => {
     await controller();
-    await registerStateProperty(ogm, {
+    await registerStateProperty(suite.ogm, {
       resourceIri: R,
       serviceIri: S,
       statePropertyIri: mintStatePropertyIri(S, 'state'),
@@ -224,15 +203,15 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
       namedGraph: G,
     });
     await monitor();
-    await updateHeartbeat(ogm, S, { timestamp: new Date('2030-01-01T00:00:00.000Z'), namedGraph: G });
-    const before = store!.requestCount;
-    await deregisterService(ogm, S, { namedGraph: G });
-    expect(store!.requestCount - before).toBe(1);
+    await updateHeartbeat(suite.ogm, S, { timestamp: new Date('2030-01-01T00:00:00.000Z'), namedGraph: G });
+    const before = suite.store!.requestCount;
+    await deregisterService(suite.ogm, S, { namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(1);
     expect(await values(S, svc.address)).toEqual([]);
     expect(await values(WF, svc.endpoint)).toEqual([]);
     expect(await values(mintStatePropertyIri(S, 'state'), svc.endpoint)).toEqual([]);
     // Kept: types, structural links, Capabilities, heartbeat.
-    expect((await ogm.fetch(S, { graph: G }))?.types).toEqual([plant.ControllerService]);
+    expect((await suite.ogm.fetch(S, { graph: G }))?.types).toEqual([plant.ControllerService]);
     expect(await values(S, svc.isServiceOf)).toEqual([R]);
     expect(await values(S, svc.lastHeartbeat)).toHaveLength(1);
     expect(await values(WF, svc.isWorkflowOf)).toEqual([S]);
@@ -242,20 +221,20 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     expect(await values(M, svc.address)).toEqual([MONITOR_ADDRESS]);
     expect(await values(SP, svc.endpoint)).toEqual([`${MONITOR_ADDRESS}/state/state`]);
     const again = await dump();
-    await deregisterService(ogm, S, { namedGraph: G });
+    await deregisterService(suite.ogm, S, { namedGraph: G });
     expect(await dump()).toBe(again);
   });
 
   onStore('should replace the heartbeat in one request and never resurrect a deregistered Service', async () => {
     await controller();
-    const before = store!.requestCount;
-    await updateHeartbeat(ogm, S, { namedGraph: G });
-    expect(store!.requestCount - before).toBe(1);
+    const before = suite.store!.requestCount;
+    await updateHeartbeat(suite.ogm, S, { namedGraph: G });
+    expect(suite.store!.requestCount - before).toBe(1);
     const t = new Date('2031-02-03T04:05:06.789Z');
-    await updateHeartbeat(ogm, S, { timestamp: t, namedGraph: G });
+    await updateHeartbeat(suite.ogm, S, { timestamp: t, namedGraph: G });
     expect(await heartbeats(S)).toEqual([t.getTime()]);
-    await deregisterService(ogm, S, { namedGraph: G });
-    await updateHeartbeat(ogm, S, { namedGraph: G });
+    await deregisterService(suite.ogm, S, { namedGraph: G });
+    await updateHeartbeat(suite.ogm, S, { namedGraph: G });
     expect(await values(S, svc.address)).toEqual([]);
     expect(await values(S, svc.lastHeartbeat)).toHaveLength(1);
   });
@@ -264,13 +243,13 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     await controller();
     await monitor();
     const robotService = mintServiceIri(plant.robot1, 'http://127.0.0.1:8104');
-    await registerService(ogm, { resourceIri: plant.robot1, serviceIri: robotService, serviceClass: svc.Service, address: 'http://127.0.0.1:8104', namedGraph: G });
-    await deregisterService(ogm, M, { namedGraph: G });
-    const before = store!.requestCount;
-    expect(await servicesOfResource(ogm, R, { namedGraph: G })).toEqual([S, M].sort());
-    expect(store!.requestCount - before).toBe(1);
-    expect(await servicesOfResource(ogm, R, { reachableOnly: true, namedGraph: G })).toEqual([S]);
-    expect(await servicesOfResource(ogm, plant.conveyor1, { namedGraph: G })).toEqual([]);
+    await registerService(suite.ogm, { resourceIri: plant.robot1, serviceIri: robotService, serviceClass: svc.Service, address: 'http://127.0.0.1:8104', namedGraph: G });
+    await deregisterService(suite.ogm, M, { namedGraph: G });
+    const before = suite.store!.requestCount;
+    expect(await servicesOfResource(suite.ogm, R, { namedGraph: G })).toEqual([S, M].sort());
+    expect(suite.store!.requestCount - before).toBe(1);
+    expect(await servicesOfResource(suite.ogm, R, { reachableOnly: true, namedGraph: G })).toEqual([S]);
+    expect(await servicesOfResource(suite.ogm, plant.conveyor1, { namedGraph: G })).toEqual([]);
   });
 
   onStore('should refuse hostile IRIs, addresses and endpoints with ValueError and write nothing', async () => {
@@ -289,22 +268,22 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
       namedGraph: G,
     };
     for (const bad of hostile) {
-      await expectNothingWritten(() => registerService(ogm, { ...service, resourceIri: bad }), ValueError);
-      await expectNothingWritten(() => registerService(ogm, { ...service, serviceIri: bad }), ValueError);
-      await expectNothingWritten(() => registerService(ogm, { ...service, namedGraph: bad || 'x' }), ValueError);
-      await expectNothingWritten(() => registerWorkflow(ogm, { ...workflow, workflowIri: bad }), ValueError);
-      await expectNothingWritten(() => registerWorkflow(ogm, { ...workflow, capabilityIri: bad }), ValueError);
-      await expectNothingWritten(() => registerWorkflow(ogm, { ...workflow, resourceIri: bad }), ValueError);
-      await expectNothingWritten(() => deregisterService(ogm, bad, { namedGraph: G }), ValueError);
-      await expectNothingWritten(() => updateHeartbeat(ogm, bad, { namedGraph: G }), ValueError);
-      await expectNothingWritten(() => servicesOfResource(ogm, bad, { namedGraph: G }), ValueError);
+      await expectNothingWritten(() => registerService(suite.ogm, { ...service, resourceIri: bad }), ValueError);
+      await expectNothingWritten(() => registerService(suite.ogm, { ...service, serviceIri: bad }), ValueError);
+      await expectNothingWritten(() => registerService(suite.ogm, { ...service, namedGraph: bad || 'x' }), ValueError);
+      await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...workflow, workflowIri: bad }), ValueError);
+      await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...workflow, capabilityIri: bad }), ValueError);
+      await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...workflow, resourceIri: bad }), ValueError);
+      await expectNothingWritten(() => deregisterService(suite.ogm, bad, { namedGraph: G }), ValueError);
+      await expectNothingWritten(() => updateHeartbeat(suite.ogm, bad, { namedGraph: G }), ValueError);
+      await expectNothingWritten(() => servicesOfResource(suite.ogm, bad, { namedGraph: G }), ValueError);
     }
     for (const bad of addresses) {
-      await expectNothingWritten(() => registerService(ogm, { ...service, address: bad }), ValueError);
-      await expectNothingWritten(() => makeServiceReachable(ogm, S, bad, { namedGraph: G }), ValueError);
-      await expectNothingWritten(() => registerWorkflow(ogm, { ...workflow, endpoint: bad }), ValueError);
+      await expectNothingWritten(() => registerService(suite.ogm, { ...service, address: bad }), ValueError);
+      await expectNothingWritten(() => makeServiceReachable(suite.ogm, S, bad, { namedGraph: G }), ValueError);
+      await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...workflow, endpoint: bad }), ValueError);
     }
-    await expectNothingWritten(() => updateHeartbeat(ogm, S, { timestamp: new Date(Number.NaN), namedGraph: G }), ValueError);
-    await expectNothingWritten(() => makeServiceReachable(ogm, S, ADDRESS, { heartbeat: new Date('nope'), namedGraph: G }), ValueError);
+    await expectNothingWritten(() => updateHeartbeat(suite.ogm, S, { timestamp: new Date(Number.NaN), namedGraph: G }), ValueError);
+    await expectNothingWritten(() => makeServiceReachable(suite.ogm, S, ADDRESS, { heartbeat: new Date('nope'), namedGraph: G }), ValueError);
   });
 });
