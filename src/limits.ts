@@ -39,4 +39,19 @@ export const LIMITS = Object.freeze({
   storeDeadlockRetries: 5,
   /** Characters of an error response's body quoted in a StoreError. */
   storeErrorBodyPreview: 300,
+  /** Largest HTTP request body accepted (workflow arguments, trigger, local API): 1 MiB. */
+  httpBodyLimitBytes: 1_048_576,
+  /** Time a caller gives the receiver's event trigger to answer before the Operation is reverted. */
+  triggerTimeoutMs: 5_000,
+  /** Time stop() gives in-flight work to finish before failing it with a reason. */
+  shutdownGraceMs: 10_000,
+  /** First and longest wait of a background loop (heartbeat, sweep) retrying after a store error. */
+  loopBackoffInitialMs: 500,
+  loopBackoffMaxMs: 30_000,
+  /** Default time a device gets to answer a proxied workflow or state call. */
+  deviceTimeoutMs: 10_000,
+  /** Longest long-poll of an Operation's status on the local API. */
+  longPollMaxMs: 30_000,
+  /** Interval at which waiting for an Operation's terminal status re-reads the graph. */
+  operationPollMs: 50,
 });
