@@ -54,4 +54,29 @@ export const LIMITS = Object.freeze({
   longPollMaxMs: 30_000,
   /** Interval at which waiting for an Operation's terminal status re-reads the graph. */
   operationPollMs: 50,
+  /**
+   * Largest reply accepted from the co-located device (a workflow's result, a state value): a
+   * result is stored as one literal, so this matches LIMITS.maxLiteralLength.
+   */
+  deviceReplyMaxBytes: 1_048_576,
+  /** Characters of a device's error body quoted in a DeviceAnswerError or DeviceReplyError. */
+  deviceErrorBodyPreview: 300,
+  /** Interval of the comment lines that keep an idle activity stream (SSE) open through proxies. */
+  activityStreamHeartbeatMs: 15_000,
+  /**
+   * Bytes an activity stream may have queued for a slow client before it is ended; the client
+   * resumes with Last-Event-ID and learns what it missed from the `dropped` event.
+   */
+  activityStreamMaxBufferedBytes: 1_048_576,
+  /** Time each state getter gets when a failed claim snapshots the resource into svc:failureState. */
+  failureSnapshotTimeoutMs: 2_000,
+  /** Property values of the resource read into a failure snapshot; bounds the snapshot's size. */
+  failureSnapshotMaxValues: 500,
+  /** Shortest bearer token accepted from a token file (the loopback local API): guessing stays hopeless. */
+  minTokenLength: 16,
+  /**
+   * Time a handover begun on the local API may stay open before it is aborted: long enough for a
+   * physical transfer, short enough that a crashed bridge does not hold a workpiece forever.
+   */
+  localHandoverTtlMs: 300_000,
 });

@@ -1,0 +1,54 @@
+/**
+ * Turns what undici throws for a device call into a {@link DeviceError} that says what happened in
+ * plant-engineer terms and what to check.
+ */
+import { DeviceTimeoutError, DeviceUnreachableError, type DeviceCall, type DeviceError } from './errors.js';
+
+// What each connection-level code means for a device bridge, and what to look at.
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOENT: 'the socket file does not exist',
+  EACCES: 'permission denied on the socket file (check its owner and mode)',
+  EPERM: 'permission denied on the socket file (check its owner and mode)',
+  ECONNRESET: 'the connection was reset before the device answered (did the bridge crash? check its log)',
+  EPIPE: 'the connection was closed while the request was sent (did the bridge crash? check its log)',
+  UND_ERR_SOCKET: 'the device closed the connection before answering (did the bridge crash? check its log)',
+  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+  ENOTFOUND: 'the host name does not resolve',
+  EHOSTUNREACH: 'the host is unreachable',
+};
+
+/** The code of `err` or of the first error in its cause chain that has one. */
+function errorCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e && depth < 5; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The DeviceError for a call that failed below HTTP. `timedOut` is true when the call's own timer
+ * aborted it: undici then reports an abort, which means "no answer in time".
+ * @example throw transportFailure(err, call, 5000, signal.aborted)
+ */
+export function transportFailure(err: unknown, call: DeviceCall, timeoutMs: number, timedOut: boolean): DeviceError {
+  const where = `${call.method} ${call.path} on device ${call.target}`;
+  if (timedOut) {
+    return new DeviceTimeoutError(
+      `${where} got no answer within ${timeoutMs} ms; is the device stuck, or is the workflow's timeoutMs too short?`,
+      call,
+      timeoutMs,
+      { cause: err },
+    );
+  }
+  const code = errorCode(err);
+  const reason = (code && REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
+  return new DeviceUnreachableError(
+    `${where} failed: ${reason}${code ? ` (${code})` : ''}; is the device bridge running on ${call.target}?`,
+    call,
+    code,
+    { cause: err },
+  );
+}

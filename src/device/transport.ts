@@ -1,0 +1,152 @@
+/**
+ * The one seam between the sidecar and its co-located device: JSON over HTTP, on loopback TCP or a
+ * Unix socket. Both kinds are an undici `Pool` built once, with keep-alive, so the proxy hop stays
+ * at a fraction of a millisecond (DESIGN.md §11); they differ only in how the pool connects.
+ */
+import { Pool } from 'undici';
+import { RuntimeError, ValueError } from '../errors.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import { LIMITS } from '../limits.js';
+import { DeviceAnswerError, DeviceReplyError, type DeviceCall } from './errors.js';
+import { transportFailure } from './failure.js';
+import { readReply } from './reply.js';
+import { assertDevicePath, assertTimeout, resolveTarget, shown, type DeviceTarget, type ResolvedTarget } from './target.js';
+
+export type { DeviceTarget } from './target.js';
+
+/** One request to the device. */
+export interface DeviceRequest {
+  method: 'GET' | 'POST';
+  /** Absolute path on the device, e.g. `/open`; a base URL's own path is put in front of it. */
+  path: string;
+  /** Sent as JSON; nothing is sent when undefined. */
+  body?: unknown;
+  /** Time the device gets to answer, body included. */
+  timeoutMs: number;
+}
+
+/** JSON requests to the co-located device. */
+export interface DeviceTransport {
+  /**
+   * Sends one request and returns the parsed JSON answer, or `null` for an empty 2xx body.
+   * @throws DeviceUnreachableError, DeviceTimeoutError, DeviceAnswerError (non-2xx),
+   * DeviceReplyError (not JSON, too large); ValueError for a bad path or timeout; RuntimeError
+   * after close().
+   */
+  request(req: DeviceRequest): Promise<unknown>;
+  /** Closes the pool; requests in flight finish (each within its own timeout). Repeatable. */
+  close(): Promise<void>;
+  /** The target in logs and errors: `http://127.0.0.1:9000` or `unix:/run/door.sock`. */
+  readonly description: string;
+}
+
+/** Options of {@link openDeviceTransport}. */
+export interface DeviceTransportOptions {
+  /** Largest accepted reply body. Default {@link LIMITS.deviceReplyMaxBytes}. */
+  maxReplyBytes?: number;
+  /** Logger for one debug line per request (`{ method, path, status, ms }`). Default: silent. */
+  logger?: Logger;
+}
+
+/**
+ * Opens a transport to the device at `target` (`{ url }` for TCP, `{ socketPath }` for a Unix
+ * socket). Nothing connects until the first request, so the bridge may start later.
+ * @throws ValueError naming the value when the URL is not http(s) or the socket path is unusable.
+ * @example
+ * const device = openDeviceTransport({ socketPath: '/run/door-bridge.sock' });
+ * await device.request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 }); // { ok: true, door: 'open' }
+ * await device.close();
+ */
+export function openDeviceTransport(target: DeviceTarget, options: DeviceTransportOptions = {}): DeviceTransport {
+  const resolved = resolveTarget(target);
+  const maxReplyBytes = assertByteLimit(options.maxReplyBytes ?? LIMITS.deviceReplyMaxBytes);
+  const log = (options.logger ?? createLogger({ level: 'silent' })).child({ device: resolved.description });
+  return new PoolTransport(resolved, maxReplyBytes, log);
+}
+
+const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
+const ACCEPT_HEADERS = { accept: 'application/json' };
+
+class PoolTransport implements DeviceTransport {
+  readonly description: string;
+  private readonly pool: Pool;
+  private closed = false;
+
+  constructor(
+    private readonly target: ResolvedTarget,
+    private readonly maxReplyBytes: number,
+    private readonly log: Logger,
+  ) {
+    this.description = target.description;
+    // undici's own header and body timers are off: each request's AbortSignal bounds the whole call.
+    this.pool = new Pool(target.origin, {
+      ...(target.socketPath !== undefined && { socketPath: target.socketPath }),
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  async request(req: DeviceRequest): Promise<unknown> {
+    const path = assertDevicePath(req.path);
+    const timeoutMs = assertTimeout(req.timeoutMs);
+    if (this.closed) throw new RuntimeError(`device transport ${this.description} is closed; ${req.method} ${path} was not sent`);
+    const call: DeviceCall = { target: this.description, method: req.method, path };
+    const body = req.body === undefined ? undefined : jsonBody(req.body, call);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    const started = performance.now();
+    try {
+      const response = await this.pool.request({
+        method: req.method,
+        path: this.target.basePath + path,
+        headers: body === undefined ? ACCEPT_HEADERS : JSON_HEADERS,
+        ...(body !== undefined && { body }),
+        signal: abort.signal,
+      });
+      const value = await readReply(response, call, this.maxReplyBytes);
+      this.logDone(call, response.statusCode, started);
+      return value;
+    } catch (err) {
+      const failure = isDeviceReplyFailure(err) ? err : transportFailure(err, call, timeoutMs, abort.signal.aborted);
+      this.logDone(call, failure.code, started);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.close();
+  }
+
+  private logDone(call: DeviceCall, outcome: number | string, started: number): void {
+    if (!this.log.isLevelEnabled('debug')) return;
+    const ms = Math.round((performance.now() - started) * 1000) / 1000;
+    this.log.debug({ method: call.method, path: call.path, outcome, ms }, 'device call');
+  }
+}
+
+/** Errors readReply already classified (answer and reply errors), passed through unchanged. */
+function isDeviceReplyFailure(err: unknown): err is DeviceAnswerError | DeviceReplyError {
+  return err instanceof DeviceAnswerError || err instanceof DeviceReplyError;
+}
+
+function jsonBody(value: unknown, call: DeviceCall): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON: ${(err as Error).message}`);
+  }
+  if (text === undefined) throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON (got ${typeof value})`);
+  return text;
+}
+
+function assertByteLimit(bytes: unknown): number {
+  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new ValueError(`maxReplyBytes ${shown(bytes)} is not a positive whole number of bytes`);
+  }
+  return bytes;
+}

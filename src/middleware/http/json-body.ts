@@ -1,0 +1,36 @@
+/**
+ * JSON body parsing for the POST routes only (GET routes skip it, DESIGN §11).
+ */
+import express, { type RequestHandler } from 'express';
+import { HttpError } from './http-error.js';
+
+// application/json, or any structured `+json` type, with optional parameters.
+const JSON_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+}
+
+/**
+ * Parses a JSON body of at most `limitBytes` into `req.body` (any JSON value; routes check the
+ * shape); no body leaves `req.body` undefined. A body with a non-JSON Content-Type is refused
+ * with 415; a body without one is read as JSON. Oversized bodies fail with 413, malformed JSON
+ * with 400 (express's parser errors, mapped by the error middleware).
+ */
+export function jsonBody(limitBytes: number): RequestHandler {
+  const parse = express.json({ limit: limitBytes, strict: false, type: () => true });
+  return (req, res, next) => {
+    if (!hasBody(req.headers)) {
+      req.body = undefined;
+      next();
+      return;
+    }
+    const type = req.headers['content-type'];
+    if (type !== undefined && !JSON_TYPE.test(type)) {
+      next(new HttpError(415, `the request body has Content-Type ${JSON.stringify(type)}; this route accepts application/json`));
+      return;
+    }
+    parse(req, res, next);
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * Resolves what faces the co-located device: the device target, the workflows and state
+ * properties proxied to it, and the local API the device calls.
+ */
+import { join } from 'node:path';
+import { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
+import { LIMITS } from '../limits.js';
+import { systemdDirectory } from './config-env.js';
+import { pathKey } from './config-layers.js';
+import { readSecret } from './config-resolve-store.js';
+import type { DeviceConfig, LocalApiConfig, StateConfig, WorkflowConfig } from './config-types.js';
+import {
+  absolutePath,
+  devicePathProblem,
+  expandIri,
+  httpUrlProblem,
+  nameProblem,
+  report,
+  socketPathProblem,
+  type ResolveContext,
+} from './config-values.js';
+
+const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+/** Resolves a Unix socket path setting and checks its length. */
+function socketAt(ctx: ResolveContext, path: string[], value: string): string {
+  const absolute = absolutePath(ctx, path, value);
+  const problem = socketPathProblem(absolute);
+  if (problem) report(ctx, path, problem, absolute);
+  return absolute;
+}
+
+/** The device target, or undefined when none is configured. */
+export function resolveDevice(ctx: ResolveContext): DeviceConfig | undefined {
+  const url = at(ctx, ['device', 'url']);
+  const socket = at(ctx, ['device', 'socket']);
+  const timeout = at(ctx, ['device', 'timeoutMs']);
+  const timeoutMs = typeof timeout === 'number' ? timeout : LIMITS.deviceTimeoutMs;
+  if (url !== undefined && socket !== undefined) {
+    report(ctx, ['device'], 'give either url or socket, not both');
+    return undefined;
+  }
+  if (isText(url)) {
+    const problem = httpUrlProblem(url, 'http://127.0.0.1:9000', true);
+    if (problem) report(ctx, ['device', 'url'], problem, url);
+    return { url, timeoutMs };
+  }
+  if (isText(socket)) return { socket: socketAt(ctx, ['device', 'socket'], socket), timeoutMs };
+  if (timeout !== undefined) report(ctx, ['device'], 'needs url or socket (only timeoutMs is set)');
+  return undefined;
+}
+
+function classAt(ctx: ResolveContext, path: string[], value: unknown): string {
+  if (!isText(value)) return '';
+  const expanded = expandIri(value);
+  if ('problem' in expanded) report(ctx, path, expanded.problem, value);
+  return 'iri' in expanded ? expanded.iri : '';
+}
+
+type Item = Record<string, unknown>;
+
+/** Checks name (valid, unique, not reserved), path and timeout common to workflows and states. */
+function common(ctx: ResolveContext, list: 'workflows' | 'states', item: Item, i: number, seen: Set<string>): { name: string; path: string; timeoutMs: number } {
+  const field = (key: string): string[] => [list, String(i), key];
+  const name = isText(item.name) ? item.name : '';
+  const bad = isText(item.name) ? nameProblem(name) : undefined;
+  if (bad) report(ctx, field('name'), bad, name);
+  else if (seen.has(name)) report(ctx, field('name'), `is declared twice in ${list}`, name);
+  else if (list === 'workflows' && name === EVENT_TRIGGER_WORKFLOW_NAME) report(ctx, field('name'), 'is reserved for the built-in event trigger', name);
+  seen.add(name);
+  const path = isText(item.path) ? item.path : '';
+  const pathBad = isText(item.path) ? devicePathProblem(path) : undefined;
+  if (pathBad) report(ctx, field('path'), pathBad, path);
+  const device = at(ctx, ['device', 'timeoutMs']);
+  const timeoutMs = typeof item.timeoutMs === 'number' ? item.timeoutMs : typeof device === 'number' ? device : LIMITS.deviceTimeoutMs;
+  return { name, path, timeoutMs };
+}
+
+const items = (ctx: ResolveContext, list: string): Item[] => {
+  const value = at(ctx, [list]);
+  return Array.isArray(value) ? value.map((v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Item) : {})) : [];
+};
+
+/** The workflows, CURIEs expanded, names checked. */
+export function resolveWorkflows(ctx: ResolveContext): WorkflowConfig[] {
+  const seen = new Set<string>();
+  return items(ctx, 'workflows').map((item, i) => ({
+    ...common(ctx, 'workflows', item, i, seen),
+    capabilityClass: classAt(ctx, ['workflows', String(i), 'capabilityClass'], item.capabilityClass),
+    workflowClass: classAt(ctx, ['workflows', String(i), 'workflowClass'], item.workflowClass),
+    method: 'POST' as const,
+  }));
+}
+
+/** The state properties, CURIEs expanded, names checked. */
+export function resolveStates(ctx: ResolveContext): StateConfig[] {
+  const seen = new Set<string>();
+  return items(ctx, 'states').map((item, i) => ({
+    ...common(ctx, 'states', item, i, seen),
+    capabilityClass: classAt(ctx, ['states', String(i), 'capabilityClass'], item.capabilityClass),
+    statePropertyClass: classAt(ctx, ['states', String(i), 'statePropertyClass'], item.statePropertyClass),
+  }));
+}
+
+async function loopbackApi(ctx: ResolveContext, port: unknown): Promise<LocalApiConfig | false> {
+  const tokenFile = at(ctx, ['localApi', 'tokenFile']);
+  if (typeof port !== 'number') report(ctx, ['localApi', 'port'], 'is required with localApi.tokenFile');
+  if (!isText(tokenFile)) {
+    report(ctx, ['localApi', 'tokenFile'], 'is required with localApi.port: the loopback local API needs a token');
+    return false;
+  }
+  const file = absolutePath(ctx, ['localApi', 'tokenFile'], tokenFile);
+  const token = await readSecret(ctx, ['localApi', 'tokenFile'], file);
+  if (token !== undefined && token.length < LIMITS.minTokenLength) {
+    report(ctx, ['localApi', 'tokenFile'], `holds a token of ${token.length} characters; use at least ${LIMITS.minTokenLength}`, file);
+  }
+  return typeof port === 'number' && token !== undefined ? { port, tokenFile: file, token } : false;
+}
+
+/**
+ * The local API: `false`, `{ socket }`, or `{ port, tokenFile }` on 127.0.0.1. Default: a
+ * socket `local.sock` in `$RUNTIME_DIRECTORY` (systemd) or else in the state directory. The
+ * watchdog serves none.
+ */
+export async function resolveLocalApi(ctx: ResolveContext, stateDir: string): Promise<LocalApiConfig | false> {
+  if (ctx.purpose === 'watchdog') return false;
+  const whole = at(ctx, ['localApi']);
+  if (whole === false) return false;
+  if (whole !== undefined) {
+    if (whole === true) report(ctx, ['localApi'], 'must be false or a mapping ({ socket } or { port, tokenFile })', whole);
+    return false;
+  }
+  const socket = at(ctx, ['localApi', 'socket']);
+  const port = at(ctx, ['localApi', 'port']);
+  if (isText(socket)) {
+    if (port !== undefined) report(ctx, ['localApi'], 'give either socket or port, not both');
+    return { socket: socketAt(ctx, ['localApi', 'socket'], socket) };
+  }
+  if (port !== undefined || at(ctx, ['localApi', 'tokenFile']) !== undefined) return loopbackApi(ctx, port);
+  const dir = systemdDirectory(ctx.env, 'RUNTIME_DIRECTORY') ?? stateDir;
+  const path = join(dir, 'local.sock');
+  const problem = socketPathProblem(path);
+  if (problem) report(ctx, ['localApi', 'socket'], `${problem}; set localApi.socket, or run from a shorter directory`, path, { kind: 'default' });
+  return { socket: path };
+}

@@ -1,0 +1,165 @@
+/**
+ * Resolves the store settings: where the graph lives (embedded data directory by default,
+ * `memory`, or a remote endpoint with its update URL and credentials), whether the ontology is
+ * provisioned at start, and the extra ontology files.
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LIMITS } from '../limits.js';
+import { ONTOLOGY_FILE_EXTENSIONS } from '../ontology/formats.js';
+import { systemdDirectory } from './config-env.js';
+import { pathKey } from './config-layers.js';
+import type { StoreConfig } from './config-types.js';
+import { absolutePath, httpUrlProblem, report, type ResolveContext } from './config-values.js';
+
+const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
+const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
+  const value = at(ctx, path);
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * A directory name for a resource: its local name made file-safe plus 8 hex of the IRI's hash,
+ * so `plant#door1` gives `door1-<hash>` and two resources with one local name never collide.
+ */
+export function resourceSlug(resource: string): string {
+  const local = resource.split(/[#/:]/u).at(-1) ?? '';
+  const safe = local.replace(/[^A-Za-z0-9._-]/gu, '-').replace(/^[.-]+/u, '').slice(0, 40) || 'resource';
+  return `${safe}-${createHash('sha256').update(resource).digest('hex').slice(0, 8)}`;
+}
+
+/** `$STATE_DIRECTORY` (systemd), else `./.data/<slug>`: home of the default store and socket. */
+export function stateDirectory(ctx: ResolveContext, resource: string | undefined): string {
+  const slug = ctx.purpose === 'watchdog' ? 'watchdog' : resource === undefined ? 'default' : resourceSlug(resource);
+  return systemdDirectory(ctx.env, 'STATE_DIRECTORY') ?? resolve(ctx.cwd, '.data', slug);
+}
+
+/** Reads the first line of a secret file; reports (without the content) when it cannot. */
+export async function readSecret(ctx: ResolveContext, path: string[], file: string): Promise<string | undefined> {
+  let content: string;
+  try {
+    content = await readFile(file, 'utf8');
+  } catch (error) {
+    report(ctx, path, `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, file);
+    return undefined;
+  }
+  // Secret files usually end with a newline that is not part of the secret.
+  const secret = content.split(/\r?\n/u)[0] ?? '';
+  if (secret === '') report(ctx, path, 'holds an empty first line (expected the secret on the first line)', file);
+  return secret === '' ? undefined : secret;
+}
+
+/** Which store a resolved {@link StoreConfig} names. */
+export function storeKindOf(store: StoreConfig): 'memory' | 'embedded' | 'remote' {
+  if (store.url === 'memory') return 'memory';
+  return /^https?:\/\//iu.test(store.url) ? 'remote' : 'embedded';
+}
+
+const REMOTE_ONLY = ['updateUrl', 'user', 'passwordFile', 'password', 'timeoutMs'];
+
+function location(ctx: ResolveContext, stateDir: string): { url: string; remote?: URL } | undefined {
+  const raw = textAt(ctx, ['store', 'url']);
+  if (raw === undefined) return { url: join(stateDir, 'store') };
+  const text = raw.trim();
+  if (text === 'memory') return { url: 'memory' };
+  if (/^https?:\/\//iu.test(text)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      url = undefined;
+    }
+    const problem = url ? httpUrlProblem(text.replace(/\/\/[^/?#]*@/u, '//'), 'http://127.0.0.1:8890/sparql') : 'is not a valid URL';
+    if (problem) return void report(ctx, ['store', 'url'], problem, raw);
+    return { url: text, remote: url! };
+  }
+  if (/^file:/iu.test(text)) {
+    try {
+      return { url: fileURLToPath(text) };
+    } catch {
+      return void report(ctx, ['store', 'url'], 'is not a usable file: URL (expected e.g. "file:///var/lib/sm")', raw);
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(text)) {
+    return void report(ctx, ['store', 'url'], 'has an unsupported scheme (expected "memory", an http(s) URL or a directory)', raw);
+  }
+  return { url: absolutePath(ctx, ['store', 'url'], text) };
+}
+
+function refuseRemoteOnly(ctx: ResolveContext): void {
+  for (const key of REMOTE_ONLY) {
+    const entry = ctx.merged.get(pathKey(['store', key]));
+    // SPARQL_* variables are ambient (shared with other commands): ignored for a local store.
+    if (entry && entry.source.kind !== 'env') {
+      report(ctx, ['store', key], 'only applies to a remote (http/https) store');
+    }
+  }
+}
+
+async function remoteStore(ctx: ResolveContext, url: URL): Promise<StoreConfig> {
+  const urlUser = url.username ? decodeURIComponent(url.username) : undefined;
+  const urlPassword = url.password ? decodeURIComponent(url.password) : undefined;
+  url.username = '';
+  url.password = '';
+  const queryUrl = url.toString();
+  const updateUrl = textAt(ctx, ['store', 'updateUrl']);
+  const updateProblem = updateUrl === undefined ? undefined : httpUrlProblem(updateUrl, 'http://127.0.0.1:8890/sparql');
+  if (updateProblem) report(ctx, ['store', 'updateUrl'], updateProblem, updateUrl);
+  const passwordFile = textAt(ctx, ['store', 'passwordFile']);
+  const absolute = passwordFile === undefined ? undefined : absolutePath(ctx, ['store', 'passwordFile'], passwordFile);
+  const password = textAt(ctx, ['store', 'password']) || (absolute && (await readSecret(ctx, ['store', 'passwordFile'], absolute))) || urlPassword;
+  const user = textAt(ctx, ['store', 'user']) || urlUser;
+  const timeoutMs = at(ctx, ['store', 'timeoutMs']);
+  return {
+    url: queryUrl,
+    updateUrl: updateUrl ?? queryUrl,
+    ...(user !== undefined && { user }),
+    ...(absolute !== undefined && { passwordFile: absolute }),
+    ...(password !== undefined && { password }),
+    timeoutMs: typeof timeoutMs === 'number' ? timeoutMs : LIMITS.remoteRequestTimeoutMs,
+  };
+}
+
+/** The store: `<state dir>/store` unless `store.url` says otherwise. */
+export async function resolveStore(ctx: ResolveContext, stateDir: string): Promise<StoreConfig | undefined> {
+  const where = location(ctx, stateDir);
+  if (!where) return undefined;
+  if (where.remote) return remoteStore(ctx, where.remote);
+  refuseRemoteOnly(ctx);
+  return { url: where.url };
+}
+
+/**
+ * `provisionOntology` and the checked `ontologyFiles`. Default: true for an embedded or memory
+ * store, or when ontology files are listed (listing them asks for them to be loaded); false for
+ * a remote store, whose ontology is usually loaded once with `semantic-sidecar ontology load`.
+ */
+export async function resolveOntology(
+  ctx: ResolveContext,
+  store: StoreConfig | undefined,
+): Promise<{ provisionOntology: boolean; ontologyFiles: string[] }> {
+  const given = at(ctx, ['provisionOntology']);
+  const list = at(ctx, ['ontologyFiles']);
+  const files = Array.isArray(list) ? list : [];
+  const remote = store !== undefined && storeKindOf(store) === 'remote';
+  const provisionOntology = typeof given === 'boolean' ? given : !remote || files.length > 0;
+  if (files.length > 0 && !provisionOntology) {
+    report(ctx, ['ontologyFiles'], 'are listed but provisionOntology is false: remove one of them, or load the files with "semantic-sidecar ontology load"');
+  }
+  const ontologyFiles: string[] = [];
+  for (const [i, file] of files.entries()) {
+    if (typeof file !== 'string') continue;
+    const path = ['ontologyFiles', String(i)];
+    const absolute = absolutePath(ctx, ['ontologyFiles'], file);
+    ontologyFiles.push(absolute);
+    if (!ONTOLOGY_FILE_EXTENSIONS.includes(extname(file).toLowerCase())) {
+      report(ctx, path, `has an unknown RDF extension (expected one of ${ONTOLOGY_FILE_EXTENSIONS.join(', ')})`, file);
+      continue;
+    }
+    await access(absolute, constants.R_OK).catch((error: NodeJS.ErrnoException) => report(ctx, path, `cannot be read: ${error.code ?? 'error'}`, absolute));
+  }
+  return { provisionOntology, ontologyFiles };
+}

@@ -1,0 +1,124 @@
+/**
+ * Turns merged, schema-checked settings into a {@link SidecarConfig}: CURIEs expanded, paths
+ * made absolute, derived defaults filled in, cross-field rules checked. Every problem is
+ * recorded in the context; the caller throws them all at once.
+ */
+import { normalizeAddress } from '../iri/address.js';
+import { CONFIG_DEFAULTS as D } from './config-defaults.js';
+import { pathKey } from './config-layers.js';
+import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from './config-resolve-device.js';
+import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
+import type { LogConfig, SidecarConfig } from './config-types.js';
+import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, type ResolveContext } from './config-values.js';
+
+const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
+const num = (ctx: ResolveContext, key: string, fallback: number): number => {
+  const value = at(ctx, [key]);
+  return typeof value === 'number' ? value : fallback;
+};
+
+function iriAt(ctx: ResolveContext, key: string): string | undefined {
+  const value = at(ctx, [key]);
+  if (typeof value !== 'string') return undefined;
+  const expanded = expandIri(value);
+  if ('problem' in expanded) report(ctx, [key], expanded.problem, value);
+  return 'iri' in expanded ? expanded.iri : undefined;
+}
+
+function resolveResource(ctx: ResolveContext): string | undefined {
+  if (ctx.purpose === 'start' && at(ctx, ['resource']) === undefined) {
+    report(ctx, ['resource'], 'is required by start: set resource in the config file, SIDECAR_RESOURCE or --resource');
+  }
+  return iriAt(ctx, 'resource');
+}
+
+function resolveNetwork(ctx: ResolveContext): { host: string; port: number; address?: string } {
+  const hostValue = at(ctx, ['host']);
+  const host = typeof hostValue === 'string' ? hostValue : D.host;
+  const hostBad = typeof hostValue === 'string' ? hostProblem(host) : undefined;
+  if (hostBad) report(ctx, ['host'], hostBad, host);
+  const port = num(ctx, 'port', D.port);
+  const given = at(ctx, ['address']);
+  if (typeof given === 'string') {
+    const problem = httpUrlProblem(given, 'http://door1.plant.local:8000');
+    if (problem) report(ctx, ['address'], problem, given);
+    return problem ? { host, port } : { host, port, address: normalizeAddress(given) };
+  }
+  if (isWildcardHost(host) && ctx.purpose === 'start') {
+    report(ctx, ['host'], 'listens on every interface, which is no address others can call: set address too', host);
+  }
+  // With port 0 the address is known only once the server listens; the watchdog registers none.
+  const derivable = port !== 0 && !hostBad && !isWildcardHost(host) && ctx.purpose === 'start';
+  return derivable ? { host, port, address: normalizeAddress(addressOf(host, port)) } : { host, port };
+}
+
+function resolveTiming(ctx: ResolveContext): Pick<SidecarConfig, 'heartbeatInterval' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs'> {
+  const beat = at(ctx, ['heartbeatInterval']);
+  const heartbeatInterval = typeof beat === 'number' || beat === null ? beat : D.heartbeatInterval;
+  const stalenessThreshold = num(ctx, 'stalenessThreshold', D.stalenessThreshold);
+  if (ctx.purpose === 'start' && heartbeatInterval !== null && stalenessThreshold <= heartbeatInterval) {
+    const set = ctx.merged.get(pathKey(['stalenessThreshold']))?.source.kind !== 'default';
+    if (set) report(ctx, ['stalenessThreshold'], `must be greater than heartbeatInterval (${heartbeatInterval}), or the Service looks dead between heartbeats`, stalenessThreshold);
+    else report(ctx, ['heartbeatInterval'], `must be less than stalenessThreshold (${stalenessThreshold}), or the Service looks dead between heartbeats`, heartbeatInterval);
+  }
+  return { heartbeatInterval, stalenessThreshold, sweepInterval: num(ctx, 'sweepInterval', D.sweepInterval), shutdownGraceMs: num(ctx, 'shutdownGraceMs', D.shutdownGraceMs) };
+}
+
+function resolveLog(ctx: ResolveContext): LogConfig {
+  const level = at(ctx, ['log', 'level']);
+  const pretty = at(ctx, ['log', 'pretty']);
+  return { level: (typeof level === 'string' ? level : D.log.level) as LogConfig['level'], ...(typeof pretty === 'boolean' && { pretty }) };
+}
+
+// Settings only a resource sidecar uses: the watchdog refuses them when a file or flag sets them
+// (an environment shared with the sidecars may hold them, so they are ignored there).
+const RESOURCE_ONLY = ['resource', 'serviceClass', 'address', 'heartbeatInterval', 'device', 'workflows', 'states', 'localApi'];
+
+function checkPurpose(ctx: ResolveContext, hasDevice: boolean, declared: number): void {
+  if (ctx.purpose === 'watchdog') {
+    for (const entry of ctx.merged.values()) {
+      const kind = entry.source.kind;
+      if (RESOURCE_ONLY.includes(entry.path[0]!) && (kind === 'file' || kind === 'flag')) {
+        report(ctx, entry.path, 'is not used by the watchdog (it registers no resource): remove it or use a separate config file');
+      }
+    }
+  } else if (!hasDevice && declared > 0) {
+    const source = ctx.merged.get(pathKey(['workflows']))?.source ?? ctx.merged.get(pathKey(['states']))?.source;
+    report(ctx, ['device'], 'is required when workflows or states are declared: set device.url or device.socket', undefined, source);
+  }
+}
+
+/** The resolved configuration, or undefined when problems were recorded in `ctx.issues`. */
+export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig | undefined> {
+  const resource = resolveResource(ctx);
+  const serviceClass = iriAt(ctx, 'serviceClass');
+  const namedGraph = iriAt(ctx, 'namedGraph');
+  const stateDir = stateDirectory(ctx, resource);
+  const store = await resolveStore(ctx, stateDir);
+  const ontology = await resolveOntology(ctx, store);
+  const network = resolveNetwork(ctx);
+  const timing = resolveTiming(ctx);
+  const watchdog = ctx.purpose === 'watchdog';
+  const device = watchdog ? undefined : resolveDevice(ctx);
+  const workflows = watchdog ? [] : resolveWorkflows(ctx);
+  const states = watchdog ? [] : resolveStates(ctx);
+  const localApi = await resolveLocalApi(ctx, stateDir);
+  checkPurpose(ctx, device !== undefined, workflows.length + states.length);
+  if (ctx.issues.length > 0 || !store || !serviceClass || !namedGraph) return undefined;
+  return {
+    ...(resource !== undefined && !watchdog && { resource }),
+    serviceClass,
+    store,
+    namedGraph,
+    ...ontology,
+    ...network,
+    ...timing,
+    ...(device && { device }),
+    workflows,
+    states,
+    localApi,
+    activityFeed: at(ctx, ['activityFeed']) === true,
+    activityCapacity: num(ctx, 'activityCapacity', D.activityCapacity),
+    log: resolveLog(ctx),
+  };
+}

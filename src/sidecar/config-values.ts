@@ -1,0 +1,132 @@
+/**
+ * Checks of single configuration values that need more than the schema (IRIs and CURIEs, names,
+ * URLs, paths, hosts), and the context the resolvers share to report problems with their source.
+ * Each check returns a problem text (or undefined), never throws, so every problem is collected.
+ */
+import { isIP } from 'node:net';
+import { isAbsolute, resolve } from 'node:path';
+import { isHttpAddress } from '../iri/address.js';
+import { assertName } from '../iri/mint.js';
+import { iriProblem } from '../iri/validate.js';
+import { LIMITS } from '../limits.js';
+import { CFC, MES, PLANT, SVC } from '../vocab/namespaces.js';
+import { joinField, showValue, type ConfigIssue, type ConfigSource } from './config-issues.js';
+import { sourceAt, type Merged } from './config-layers.js';
+
+/** What the resolvers share: the merged settings with their sources, and the problems found. */
+export interface ResolveContext {
+  merged: Merged;
+  issues: ConfigIssue[];
+  /** Base of relative paths that did not come from a config file. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  purpose: 'start' | 'watchdog';
+}
+
+/** Records a problem with the value at `path`, naming the value's source. */
+export function report(ctx: ResolveContext, path: readonly string[], message: string, value?: unknown, source?: ConfigSource): void {
+  const field = joinField(path);
+  const from = source ?? sourceAt(ctx.merged, path);
+  ctx.issues.push({ ...(from && { source: from }), field, message, ...(value !== undefined && { got: showValue(value, field) }) });
+}
+
+/**
+ * `value` as an absolute path: a relative path from a config file is taken relative to that
+ * file's directory (so `config/door1.yaml` works from any working directory), any other
+ * relative to the working directory.
+ */
+export function absolutePath(ctx: ResolveContext, path: readonly string[], value: string): string {
+  if (isAbsolute(value)) return resolve(value);
+  const source = sourceAt(ctx.merged, path);
+  return resolve(source?.kind === 'file' ? source.dir : ctx.cwd, value);
+}
+
+/** Prefixes a class (or resource) field may use instead of a full IRI. */
+export const CURIE_PREFIXES: Readonly<Record<string, string>> = Object.freeze({
+  svc: SVC.iri,
+  cfc: CFC.iri,
+  mes: MES.iri,
+  plant: PLANT.iri,
+});
+const PREFIX_LIST = Object.keys(CURIE_PREFIXES).map((p) => `${p}:`).join(', ');
+const CURIE = /^([A-Za-z][A-Za-z0-9_.-]*):(.*)$/su;
+const LOCAL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.~-]*$/u;
+
+/**
+ * Expands a CURIE with one of {@link CURIE_PREFIXES} and checks the result is an absolute IRI.
+ * A value is read as a full IRI when its scheme is followed by `//` or is `urn:`; any other
+ * `x:y` is a CURIE, so a misspelt prefix is reported instead of passing as an odd IRI scheme.
+ */
+export function expandIri(value: string): { iri: string } | { problem: string } {
+  let iri = value;
+  const m = CURIE.exec(value);
+  if (m && !m[2]!.startsWith('//') && m[1]!.toLowerCase() !== 'urn') {
+    const namespace = CURIE_PREFIXES[m[1]!];
+    if (namespace === undefined) return { problem: `unknown prefix ${JSON.stringify(`${m[1]}:`)} (expected an IRI or one of ${PREFIX_LIST})` };
+    if (!LOCAL_NAME.test(m[2]!)) return { problem: `the local name after "${m[1]}:" may hold only A-Z a-z 0-9 _ . ~ - (expected e.g. "${m[1]}:Service")` };
+    iri = namespace + m[2]!;
+  }
+  const problem = iriProblem(iri);
+  return problem === undefined ? { iri } : { problem: `is not a valid absolute IRI: ${problem}` };
+}
+
+/** Problem with a workflow or state-property name, checked by `assertName`. */
+export function nameProblem(value: string): string | undefined {
+  try {
+    assertName(value);
+    return undefined;
+  } catch {
+    return `is not a valid name: use 1 to ${LIMITS.maxNameLength} of the characters A-Z a-z 0-9 . _ ~ -`;
+  }
+}
+
+/**
+ * Problem with an http(s) URL setting (`device.url`, `address`, `store.updateUrl`). Credentials
+ * are refused (they belong in `user`/`passwordFile`); `bare` also refuses a query or fragment,
+ * as the device transport does for its base URL.
+ */
+export function httpUrlProblem(value: string, example: string, bare = false): string | undefined {
+  if (!isHttpAddress(value) || iriProblem(value) !== undefined) return `is not an absolute http(s) URL (expected e.g. "${example}")`;
+  if (/^[a-z]+:\/\/[^/?#]*@/iu.test(value)) return 'must not hold credentials (user:password@)';
+  if (bare && /[?#]/u.test(value)) return `must not hold a query or fragment (expected e.g. "${example}")`;
+  return undefined;
+}
+
+// RFC 3986 path characters and an optional query; no fragment, no "." or ".." segments, no
+// leading "//" (it would read as a host). The device transport accepts a superset of this.
+const DEVICE_PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/u;
+
+/** Problem with a device path (`workflows[i].path`, `states[i].path`). */
+export function devicePathProblem(value: string): string | undefined {
+  const path = value.split('?')[0]!;
+  if (!DEVICE_PATH.test(value) || value.startsWith('//') || /(^|\/)\.{1,2}(\/|$)/u.test(path)) {
+    return 'must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open")';
+  }
+  return undefined;
+}
+
+/** Linux keeps a Unix socket path in 108 bytes, the last one a NUL. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Problem with an absolute Unix socket path. */
+export function socketPathProblem(path: string): string | undefined {
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_SOCKET_PATH_BYTES) return `is ${bytes} bytes long, but a Unix socket path may be at most ${MAX_SOCKET_PATH_BYTES} (use a shorter path)`;
+  if (/[\u0000-\u001f]/u.test(path)) return 'must not hold control characters';
+  return undefined;
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/u;
+
+/** Problem with a listening host (a host name or an IPv4/IPv6 address without brackets). */
+export function hostProblem(value: string): string | undefined {
+  return isIP(value) !== 0 || HOST_NAME.test(value) ? undefined : 'must be a host name or an IP address (expected e.g. "127.0.0.1")';
+}
+
+/** True for hosts that listen on every interface, which no one can use as an address. */
+export const isWildcardHost = (host: string): boolean => host === '0.0.0.0' || host === '::' || host === '::0';
+
+/** `http://<host>:<port>`, with brackets around an IPv6 host. */
+export function addressOf(host: string, port: number): string {
+  return `http://${isIP(host) === 6 ? `[${host}]` : host.toLowerCase()}:${port}`;
+}

@@ -1,0 +1,159 @@
+/**
+ * Loads the sidecar's configuration: frozen defaults < config file < environment < flags, then
+ * one validation that lists every problem with its source and field.
+ *
+ * Where things go when nothing is said: the state directory is `$STATE_DIRECTORY` (systemd's
+ * `StateDirectory=`) or `./.data/<resource slug>`; the embedded store keeps its data in
+ * `<state dir>/store` and the ontology is provisioned into it at start, so a first run needs
+ * only `--resource`. The local API listens on `local.sock` in `$RUNTIME_DIRECTORY` (systemd's
+ * `RuntimeDirectory=`) or else in the state directory. The daemon creates these directories.
+ * Relative paths in a config file are relative to the file's directory; relative paths from the
+ * environment or flags are relative to the working directory.
+ */
+import type { ErrorObject } from 'ajv';
+import type { StoreSpec } from '../store/open-store.js';
+import { CONFIG_DEFAULTS } from './config-defaults.js';
+import { envLayer } from './config-env.js';
+import { readConfigFile } from './config-file.js';
+import { configError, fieldOfPointer, joinField, showValue, ajvMessage, unknownKeyMessage, type ConfigIssue } from './config-issues.js';
+import { flagLayer, layerOf, mergeLayers, pathKey, settingsOf, sourceAt, type Layer, type Merged } from './config-layers.js';
+import { resolveConfig } from './config-resolve.js';
+import { storeKindOf } from './config-resolve-store.js';
+import { CONFIG_KEYS, schemaErrors } from './config-schema.js';
+import type { SidecarConfig, StoreConfig } from './config-types.js';
+
+export type * from './config-types.js';
+export { LOG_LEVELS } from './config-types.js';
+export { CONFIG_ENV_VARS, formatEnvVars, type ConfigEnvVar } from './config-env.js';
+export { CONFIG_PATHS } from './config-layers.js';
+export { CONFIG_DEFAULTS } from './config-defaults.js';
+export { SIDECAR_CONFIG_SCHEMA } from './config-schema.js';
+export { CURIE_PREFIXES } from './config-values.js';
+export { resourceSlug, storeKindOf } from './config-resolve-store.js';
+
+/** Options of {@link loadSidecarConfig}. */
+export interface LoadSidecarConfigOptions {
+  /** Config file (`.yaml`, `.yml` or `.json`); default `env.SIDECAR_CONFIG`, else none. */
+  file?: string;
+  /** Environment to read (see `CONFIG_ENV_VARS`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Settings from the command line, keyed by config path (`resource`, `port`, `store.url`,
+   * `device.socket`; `store` is short for `store.url`); undefined values are skipped and string
+   * values are read like environment text. Default none.
+   */
+  flags?: Readonly<Record<string, unknown>>;
+  /** `start` (default) needs a resource; `watchdog` refuses resource-only settings. */
+  purpose?: 'start' | 'watchdog';
+  /** Base of relative paths from the environment and flags; default `process.cwd()`. */
+  cwd?: string;
+}
+
+function knownKeys(parts: readonly string[]): readonly string[] {
+  const head = parts[0];
+  return head === undefined ? CONFIG_KEYS.top : ((CONFIG_KEYS as Record<string, readonly string[]>)[head] ?? []);
+}
+
+function valueAt(settings: unknown, parts: readonly string[]): unknown {
+  let value = settings;
+  for (const part of parts) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
+function ajvIssue(error: ErrorObject, settings: unknown, merged: Merged): ConfigIssue {
+  const parts = fieldOfPointer(error.instancePath) === '' ? [] : error.instancePath.split('/').slice(1);
+  const params = error.params as { additionalProperty?: string; missingProperty?: string };
+  const child = params.additionalProperty ?? params.missingProperty;
+  const path = child === undefined ? parts : [...parts, child];
+  const source = sourceAt(merged, path);
+  const where = { ...(source && { source }), field: joinField(path) };
+  if (error.keyword === 'additionalProperties' && path.join('.') === 'store.password') {
+    return { ...where, message: 'passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)' };
+  }
+  if (error.keyword === 'additionalProperties') return { ...where, message: unknownKeyMessage(child!, knownKeys(parts)) };
+  if (error.keyword === 'required') return { ...where, message: 'is required' };
+  return { ...where, message: ajvMessage(error), got: showValue(valueAt(settings, parts), where.field) };
+}
+
+/** The settings the schema sees: the environment's password is a resolved secret, not a file key. */
+function schemaView(merged: Merged): Record<string, unknown> {
+  const view = new Map(merged);
+  const password = view.get(pathKey(['store', 'password']));
+  if (password?.source.kind === 'env') view.delete(pathKey(['store', 'password']));
+  return settingsOf(view);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Loads, merges, validates and resolves the sidecar's configuration.
+ *
+ * @returns a deeply frozen {@link SidecarConfig}: IRIs expanded, paths absolute, defaults filled.
+ * @throws ValueError listing every problem, one per line, as
+ *   `<source>: <field>: <what is wrong> (got <value>)`; secrets are never shown.
+ * @example
+ * const config = await loadSidecarConfig({ file: 'config/door1.yaml', flags: { port: 8001 } });
+ * const store = await openStore(storeSpecOf(config.store));
+ */
+export async function loadSidecarConfig(options: LoadSidecarConfigOptions = {}): Promise<SidecarConfig> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const issues: ConfigIssue[] = [];
+  const layers: Layer[] = [layerOf(CONFIG_DEFAULTS, { kind: 'default' })];
+  const file = options.file ?? (env.SIDECAR_CONFIG || undefined);
+  if (file !== undefined) {
+    const read = await readConfigFile(file, cwd);
+    // A file that cannot be read or parsed says nothing reliable about the rest: stop here.
+    if (read.issues.length > 0) throw configError(read.issues);
+    layers.push(read.layer);
+  }
+  layers.push(envLayer(env), flagLayer(options.flags ?? {}, issues));
+  const merged = mergeLayers(layers);
+  const settings = schemaView(merged);
+  for (const error of schemaErrors(settings)) issues.push(ajvIssue(error, settings, merged));
+  const config = await resolveConfig({ merged, issues, cwd, env, purpose: options.purpose ?? 'start' });
+  if (issues.length > 0 || !config) throw configError(issues);
+  return deepFreeze(config);
+}
+
+/**
+ * What `openStore` needs for the configured store.
+ * @example const store = await openStore(storeSpecOf(config.store));
+ */
+export function storeSpecOf(store: StoreConfig): StoreSpec {
+  const kind = storeKindOf(store);
+  if (kind === 'memory') return { kind };
+  if (kind === 'embedded') return { kind, dataDir: store.url };
+  return {
+    kind,
+    queryUrl: store.url,
+    ...(store.updateUrl !== undefined && { updateUrl: store.updateUrl }),
+    ...(store.user !== undefined && { user: store.user }),
+    ...(store.password !== undefined && { password: store.password }),
+    ...(store.timeoutMs !== undefined && { timeoutMs: store.timeoutMs }),
+  };
+}
+
+/**
+ * A log-safe summary of `config`: every setting, the store's kind added, the store password and
+ * the local API token replaced by `[redacted]`.
+ * @example logger.info({ config: describeConfig(config) }, 'configuration loaded');
+ */
+export function describeConfig(config: SidecarConfig): Record<string, unknown> {
+  const { password, ...store } = config.store;
+  const localApi =
+    config.localApi === false || 'socket' in config.localApi
+      ? config.localApi
+      : { port: config.localApi.port, tokenFile: config.localApi.tokenFile, token: '[redacted]' };
+  return {
+    ...config,
+    store: { kind: storeKindOf(config.store), ...store, ...(password !== undefined && { password: '[redacted]' }) },
+    localApi,
+  };
+}
