@@ -82,3 +82,24 @@ export class StoreError extends SemanticMiddlewareError {
     super(message, options);
   }
 }
+
+/** The instance cannot serve the call right now: it is not started yet, or it is stopping. */
+export class UnavailableError extends SemanticMiddlewareError {
+  override readonly code = 'SM_UNAVAILABLE';
+  override readonly status = 503;
+}
+
+/**
+ * The receiver's event trigger could not be delivered (network error, timeout, non-2xx answer);
+ * the Operation created for it was reverted. Names the receiver and the cause.
+ */
+export class TriggerDeliveryError extends SemanticMiddlewareError {
+  override readonly code = 'SM_TRIGGER_DELIVERY';
+  override readonly status = 502;
+}
+
+/** An Operation did not reach a terminal status within the time the caller gave it. */
+export class OperationTimeoutError extends SemanticMiddlewareError {
+  override readonly code = 'SM_TIMEOUT';
+  override readonly status = 504;
+}

@@ -1,0 +1,101 @@
+import type { Logger } from '../lib/logger.js';
+import type { OGM } from '../ogm/ogm.js';
+import type { Mode, SyncDirection } from './mode.js';
+
+/**
+ * The fetch scope of a claimed Operation: which property chains `ogm.fetch` follows when the
+ * Operation is re-fetched for the body of `claimNext` (the spec's `class_scope`). Each chain is
+ * a list of property IRIs walked from the Operation; the nodes reached are in
+ * `claimed.operation.linked`, keyed by the chain's IRIs joined with ` / `.
+ * @example { follow: [[cfc.implementsCapability]] }
+ */
+export interface ClassScope {
+  follow?: readonly (readonly string[])[];
+}
+
+/** Called with the listening host and port before the HTTP server listens (the spec's `ensure_transport`). */
+export type EnsureTransport = (host: string, port: number) => void | Promise<void>;
+
+/** The subset of WHATWG `fetch` trigger delivery uses; inject one to route or observe requests. */
+export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<{
+  ok: boolean;
+  status: number;
+  text(): Promise<string>;
+}>;
+
+/**
+ * Options of `SemanticMiddleware`: the spec's constructor table in camelCase, one object, plus
+ * `logger`, `fetch` and `shutdownGraceMs`.
+ */
+export interface SemanticMiddlewareOptions {
+  /** `Mode.RESOURCE` (default), `Mode.WATCHDOG`, or the same as a bare string; `Mode.SERVER` throws. */
+  mode?: Mode | string;
+  /** The resource this instance wraps. Required in resource mode. */
+  resourceIri?: string | null;
+  /** `svc:Service` or a subclass, declared in the ontology. Required in resource mode. */
+  serviceClass?: string | null;
+  /** The OGM every read and write goes through. Required in every mode. */
+  ogm?: OGM | null;
+  /** Host the HTTP surface listens on; default `'127.0.0.1'`. */
+  host?: string;
+  /** Port the HTTP surface listens on; default `8000`; `0` picks a free port (the address is then known after `start()`). */
+  port?: number;
+  /** Base address registered as `svc:address`; default `http://{host}:{port}`; normalized. */
+  address?: string | null;
+  /** Graph for every read and write; default the OGM's graph. */
+  namedGraph?: string | null;
+  /** Seconds between heartbeats; default 30; `null` disables the heartbeat loop. */
+  heartbeatInterval?: number | null;
+  /** Seconds after which a heartbeat is stale (sweep, and the freshness window of discovery); default 90. */
+  stalenessThreshold?: number;
+  /** Seconds between watchdog sweeps; default 30. */
+  sweepInterval?: number;
+  /** Default fetch scope of claimed Operations; see {@link ClassScope}. */
+  classScope?: ClassScope | null;
+  /** Spec parity only (this package has no connectors); default `true`. */
+  autoregisterConnectors?: boolean;
+  /** Spec parity only; default `SyncDirection.BIDIRECTIONAL`. */
+  connectorSyncDirection?: SyncDirection | string;
+  /** Spec parity only: an object is accepted and ignored (logged at start); default `null`. */
+  connectorRegistry?: object | null;
+  /** Called before listening; see {@link EnsureTransport}. */
+  ensureTransport?: EnsureTransport | null;
+  /** Record an activity feed served at `/activity`; default `false`. */
+  activityFeed?: boolean;
+  /** Entries the activity feed holds; default 200. */
+  activityCapacity?: number;
+  /** pino logger; default `createLogger()`. */
+  logger?: Logger;
+  /** fetch used to deliver event triggers; default the global `fetch`. */
+  fetch?: FetchFunction;
+  /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */
+  shutdownGraceMs?: number;
+}
+
+/** The options after validation, with every default applied. */
+export interface ResolvedOptions {
+  readonly mode: typeof Mode.RESOURCE | typeof Mode.WATCHDOG;
+  /** Set in resource mode. */
+  readonly resourceIri: string | undefined;
+  /** Set in resource mode. */
+  readonly serviceClass: string | undefined;
+  readonly ogm: OGM;
+  readonly host: string;
+  readonly port: number;
+  /** Normalized; undefined when derived from host and port at listen time. */
+  readonly address: string | undefined;
+  readonly namedGraph: string | undefined;
+  readonly heartbeatInterval: number | null;
+  readonly stalenessThreshold: number;
+  readonly sweepInterval: number;
+  readonly classScope: ClassScope | undefined;
+  readonly autoregisterConnectors: boolean;
+  readonly connectorSyncDirection: SyncDirection;
+  readonly connectorRegistry: object | undefined;
+  readonly ensureTransport: EnsureTransport | undefined;
+  readonly activityFeed: boolean;
+  readonly activityCapacity: number;
+  readonly logger: Logger;
+  readonly fetch: FetchFunction;
+  readonly shutdownGraceMs: number;
+}

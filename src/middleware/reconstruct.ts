@@ -1,0 +1,39 @@
+import { TransitionConflictError } from '../errors.js';
+import { findServiceOperations, markOperationFailed } from '../registration/operations.js';
+import { OperationStatus } from '../vocab/status.js';
+import { RECLAIM_REASON } from './constants.js';
+import type { MiddlewareContext } from './context.js';
+
+/**
+ * Queue reconstruction at start-up, with the per-Operation rule: the Operations of this Service
+ * are those whose Capability a Workflow of THIS Service realizes (`findServiceOperations`), so a
+ * monitor on the same resource never picks up its controller's work. Queued ones are enqueued
+ * again (their Workflow is resolved when claimed); running ones were orphaned by a previous run
+ * and are failed with {@link RECLAIM_REASON}, never re-run: a planner decides on re-dispatch.
+ *
+ * Several instances of one resource that register the same workflow name share its Capability,
+ * so each sees the others' Operations here: queued ones are safe (the claim is a compare-and-set),
+ * but a running one of a live sibling is failed too. Give sibling instances distinct names.
+ */
+export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: string): Promise<{ queued: number; failed: number }> {
+  const { ogm, graph, logger } = ctx;
+  const [queued, running] = await Promise.all([
+    findServiceOperations(ogm, serviceIri, [OperationStatus.QUEUED], graph),
+    findServiceOperations(ogm, serviceIri, [OperationStatus.RUNNING], graph),
+  ]);
+  let failed = 0;
+  for (const operationIri of running) {
+    try {
+      await markOperationFailed(ogm, operationIri, RECLAIM_REASON, graph);
+      failed += 1;
+      logger.warn({ operation: operationIri }, 'orphaned running operation failed at start-up (not re-run)');
+    } catch (error) {
+      if (!(error instanceof TransitionConflictError)) throw error;
+      logger.info({ operation: operationIri, err: error }, 'orphaned operation moved meanwhile; left as it is');
+    }
+  }
+  // Sorted: the graph keeps no creation order, and a stable order makes restarts predictable.
+  for (const operationIri of queued.sort()) ctx.queue.push({ operationIri });
+  ctx.record('reconstructed', { service: serviceIri, queued: queued.length, failed });
+  return { queued: queued.length, failed };
+}

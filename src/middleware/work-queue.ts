@@ -1,0 +1,94 @@
+/**
+ * The instance's in-memory FIFO of triggered Operations (the spec's per-instance queue) and the
+ * Operations it is running right now. Every change is synchronous, so an Operation taken by one
+ * claimer is invisible to the next one before any `await`: no Operation runs twice here.
+ */
+
+/** One queued Operation. */
+export interface QueueEntry {
+  readonly operationIri: string;
+  /** The Workflow of this Service that realizes the Operation's Capability; resolved at claim time when unknown (queue reconstruction). */
+  readonly workflowIri?: string;
+  readonly workflowName?: string;
+}
+
+/** An Operation taken from the queue and not finished yet. */
+export interface InFlight {
+  readonly operationIri: string;
+  /** True once the claim's compare-and-set to `running` applied. */
+  running: boolean;
+  /** Aborted when `stop()` gives up waiting for the Operation. */
+  readonly abort: AbortController;
+  /** Settles when the claim has finished (terminal status written, or given up). */
+  readonly done: Promise<void>;
+}
+
+/** FIFO of queued Operations plus the set of in-flight ones, keyed by Operation IRI. */
+export class WorkQueue {
+  private readonly entries: QueueEntry[] = [];
+  private readonly queued = new Set<string>();
+  private readonly inFlight = new Map<string, InFlight>();
+
+  /** Queued Operations. */
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** True when the Operation is queued or in flight here. */
+  has(operationIri: string): boolean {
+    return this.queued.has(operationIri) || this.inFlight.has(operationIri);
+  }
+
+  /** Appends an entry; returns false (and changes nothing) when the Operation is already here. */
+  push(entry: QueueEntry): boolean {
+    if (this.has(entry.operationIri)) return false;
+    this.entries.push(entry);
+    this.queued.add(entry.operationIri);
+    return true;
+  }
+
+  /** Puts an entry back at the head (a claim interrupted by a store error). */
+  unshift(entry: QueueEntry): void {
+    if (this.queued.has(entry.operationIri)) return;
+    this.entries.unshift(entry);
+    this.queued.add(entry.operationIri);
+  }
+
+  /**
+   * Takes the head entry and marks it in flight in the same synchronous step. Returns the entry
+   * and a `finish` function that ends its in-flight record.
+   */
+  take(): { entry: QueueEntry; flight: InFlight; finish: () => void } | undefined {
+    const entry = this.entries.shift();
+    if (!entry) return undefined;
+    this.queued.delete(entry.operationIri);
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const flight: InFlight = { operationIri: entry.operationIri, running: false, abort: new AbortController(), done };
+    this.inFlight.set(entry.operationIri, flight);
+    return {
+      entry,
+      flight,
+      finish: () => {
+        if (this.inFlight.get(entry.operationIri) === flight) this.inFlight.delete(entry.operationIri);
+        finish();
+      },
+    };
+  }
+
+  /** Operations in flight right now. */
+  flights(): InFlight[] {
+    return [...this.inFlight.values()];
+  }
+
+  /** IRIs of the queued Operations, head first. */
+  snapshot(): string[] {
+    return this.entries.map((e) => e.operationIri);
+  }
+
+  /** Empties the queue (in-flight records stay until their claims finish). */
+  clear(): void {
+    this.entries.length = 0;
+    this.queued.clear();
+  }
+}

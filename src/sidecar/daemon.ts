@@ -1,0 +1,117 @@
+/**
+ * The sidecar daemon: wires one resource's configuration into a running resource-mode
+ * middleware. Store, then ontology, then the device transport, then the middleware (workflows
+ * and states proxied to the device, dispatched Operations run through it), then the local API.
+ * Stops in reverse order.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Logger } from '../lib/logger.js';
+import { openDeviceTransport, operationRunner, stateProxy, workflowProxy, type DeviceTransport } from '../device/index.js';
+import { OGM } from '../ogm/index.js';
+import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
+import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
+import type { TripleStore } from '../store/triple-store.js';
+import { startLocalApi, type LocalApi, type LocalApiListen } from './local-api.js';
+import type { SidecarConfig } from './config-types.js';
+import { openConfiguredStore } from './store-startup.js';
+
+/** A running sidecar. */
+export interface Sidecar {
+  readonly middleware: SemanticMiddleware;
+  readonly store: TripleStore;
+  readonly localApi?: LocalApi;
+  /** Stops triggers, drains or fails in-flight work, deregisters, closes everything; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startSidecar}. */
+export interface StartSidecarOptions {
+  logger: Logger;
+  /** Aborts the start-up (its store retries included), e.g. on SIGTERM. */
+  signal?: AbortSignal;
+}
+
+function deviceTransport(config: SidecarConfig, logger: Logger): DeviceTransport | undefined {
+  const device = config.device;
+  if (device === undefined) return undefined;
+  const target = 'socket' in device ? { socketPath: device.socket } : { url: device.url };
+  return openDeviceTransport(target, { logger });
+}
+
+function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceTransport | undefined, logger: Logger): SemanticMiddleware {
+  const mw = new SemanticMiddleware({
+    mode: 'resource',
+    resourceIri: config.resource,
+    serviceClass: config.serviceClass,
+    ogm,
+    host: config.host,
+    port: config.port,
+    address: config.address ?? null,
+    namedGraph: config.namedGraph,
+    heartbeatInterval: config.heartbeatInterval,
+    stalenessThreshold: config.stalenessThreshold,
+    activityFeed: config.activityFeed,
+    activityCapacity: config.activityCapacity,
+    shutdownGraceMs: config.shutdownGraceMs,
+    logger,
+  });
+  if (device === undefined) return mw;
+  for (const w of config.workflows) mw.workflow({ capabilityClass: w.capabilityClass, workflowClass: w.workflowClass, name: w.name }, workflowProxy(device, w));
+  for (const s of config.states) mw.state({ capabilityClass: s.capabilityClass, statePropertyClass: s.statePropertyClass, name: s.name }, stateProxy(device, s));
+  if (config.workflows.length > 0) mw.registerCallback(operationRunner(device, config.workflows));
+  return mw;
+}
+
+async function startParts(config: SidecarConfig, mw: SemanticMiddleware, logger: Logger): Promise<LocalApi | undefined> {
+  await mw.start();
+  logger.info({ service: mw.serviceIri, address: mw.address }, 'sidecar registered');
+  if (config.localApi === false) return undefined;
+  const api = config.localApi;
+  if ('socket' in api) await mkdir(dirname(api.socket), { recursive: true, mode: 0o700 });
+  const listen: LocalApiListen = 'socket' in api ? { socket: api.socket } : { port: api.port, token: api.token };
+  return startLocalApi({ middleware: mw, listen, logger: logger.child({ component: 'local-api' }) });
+}
+
+/**
+ * Starts the sidecar of `config.resource`. A remote store that does not answer yet is retried
+ * with backoff (a store outage at start-up is not a crash loop); any other failure stops what
+ * was started and rejects, leaving no reachable Service behind.
+ * @example
+ * const sidecar = await startSidecar(await loadSidecarConfig({ file: 'config/door1.yaml' }), { logger });
+ * process.once('SIGTERM', () => void sidecar.stop());
+ */
+export async function startSidecar(config: SidecarConfig, options: StartSidecarOptions): Promise<Sidecar> {
+  const logger = options.logger;
+  const store = await openConfiguredStore(config, logger, options.signal);
+  let device: DeviceTransport | undefined;
+  let mw: SemanticMiddleware | undefined;
+  try {
+    const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+    device = deviceTransport(config, logger);
+    mw = buildMiddleware(config, ogm, device, logger);
+    const localApi = await startParts(config, mw, logger);
+    return sidecarHandle(mw, store, device, localApi);
+  } catch (err) {
+    await mw?.stop().catch((e: unknown) => logger.warn({ err: e }, 'stopping after a failed start failed'));
+    await device?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+function sidecarHandle(middleware: SemanticMiddleware, store: TripleStore, device: DeviceTransport | undefined, localApi: LocalApi | undefined): Sidecar {
+  let stopping: Promise<void> | undefined;
+  const stopAll = async (): Promise<void> => {
+    await localApi?.close();
+    await middleware.stop();
+    await device?.close();
+    await store.close();
+  };
+  return {
+    middleware,
+    store,
+    ...(localApi !== undefined && { localApi }),
+    stop: () => (stopping ??= stopAll()),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Routes of the local API: what a co-located device bridge, in any language, calls to act as a
+ * caller. Request, status and handover stay off the northbound surface, as the spec requires.
+ */
+import express, { type Request, type Router } from 'express';
+import { OperationTimeoutError, ValueError } from '../errors.js';
+import { assertIri, preview } from '../iri/validate.js';
+import { LIMITS } from '../limits.js';
+import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
+import type { OperationSnapshot } from '../middleware/operation-watch.js';
+import { jsonBody } from '../middleware/http/json-body.js';
+import type { HandoverSessions } from './handover-sessions.js';
+
+/** What the local API routes act on. */
+export interface LocalApiTarget {
+  middleware: SemanticMiddleware;
+  handovers: HandoverSessions;
+}
+
+type Json = Record<string, unknown>;
+
+function bodyObject(req: Request): Json {
+  const body: unknown = req.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ValueError(`the request body must be a JSON object, got ${preview(body)}`);
+  }
+  return body as Json;
+}
+
+function iriField(body: Json, field: string, optional = false): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) {
+    if (optional) return undefined;
+    throw new ValueError(`${field} is missing from the request body`);
+  }
+  return assertIri(value, field);
+}
+
+function dataField(body: Json): Json {
+  const data = body.data ?? {};
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ValueError(`data must be a JSON object of svc: data fields, got ${preview(data)}`);
+  return data as Json;
+}
+
+function waitMs(req: Request): number {
+  const raw = req.query.waitMs;
+  if (raw === undefined) return 0;
+  const ms = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (Number.isNaN(ms)) throw new ValueError(`waitMs must be a whole number of milliseconds, got ${preview(raw)}`);
+  return Math.min(ms, LIMITS.longPollMaxMs);
+}
+
+function snapshotJson(snapshot: OperationSnapshot): Json {
+  return { ...snapshot, timestamp: snapshot.timestamp?.toISOString() };
+}
+
+async function operationStatus(target: LocalApiTarget, iri: string, wait: number): Promise<OperationSnapshot | null> {
+  if (wait > 0) {
+    try {
+      return await target.middleware.waitForOperation(iri, { timeoutMs: wait });
+    } catch (err) {
+      if (!(err instanceof OperationTimeoutError)) throw err;
+    }
+  }
+  return target.middleware.readOperation(iri);
+}
+
+/** Mounts the local API's routes on a router. */
+export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): Router {
+  const router = express.Router();
+  const json = jsonBody(bodyLimitBytes);
+
+  router.post('/operations', json, async (req, res) => {
+    const body = bodyObject(req);
+    const data = dataField(body);
+    const operation = await target.middleware.request(
+      {
+        capabilityClass: iriField(body, 'capabilityClass')!,
+        operationClass: iriField(body, 'operationClass')!,
+        operationIri: iriField(body, 'operationIri', true),
+        targetResource: iriField(body, 'targetResource', true),
+      },
+      (draft) => Object.assign(draft.data, data),
+    );
+    res.status(201).json({ operation, status: 'queued' });
+  });
+
+  router.get('/operations/status', async (req, res) => {
+    const iri = assertIri(req.query.iri, 'iri');
+    const snapshot = await operationStatus(target, iri, waitMs(req));
+    if (snapshot == null) {
+      res.status(404).json({ detail: `no Operation <${iri}> is in the graph (never created, or reverted)` });
+      return;
+    }
+    res.json(snapshotJson(snapshot));
+  });
+
+  router.post('/handovers', json, async (req, res) => {
+    const body = bodyObject(req);
+    const options = { mode: iriField(body, 'mode')!, workpiece: iriField(body, 'workpiece')!, counterpart: iriField(body, 'counterpart')! };
+    const handover = await target.handovers.begin(options);
+    res.status(201).json({ handover, expiresInMs: LIMITS.localHandoverTtlMs });
+  });
+
+  router.post('/handovers/:id/commit', async (req, res) => {
+    const possessionState = await target.handovers.commit(String(req.params.id));
+    res.json({ handover: req.params.id, possessionState });
+  });
+
+  router.post('/handovers/:id/abort', async (req, res) => {
+    await target.handovers.abort(String(req.params.id));
+    res.json({ handover: req.params.id, aborted: true });
+  });
+  return router;
+}

@@ -1,0 +1,121 @@
+/**
+ * The local API: a small HTTP server for the co-located device bridge, on a Unix socket with
+ * owner-only permissions (the default) or on loopback TCP behind a bearer token. It lets the
+ * device request Operations of other resources, read or long-poll their outcome, and hand a
+ * workpiece over in two steps. It is never exposed northbound.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { chmod, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import express, { type RequestHandler } from 'express';
+import { ValueError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
+import { LIMITS } from '../limits.js';
+import { createErrorHandler, notFound } from '../middleware/http/error-handler.js';
+import { HttpError } from '../middleware/http/http-error.js';
+import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
+import { HandoverSessions } from './handover-sessions.js';
+import { localApiRouter } from './local-api-routes.js';
+
+/** Where the local API listens: a Unix socket, or a loopback port with a token. */
+export type LocalApiListen = { socket: string } | { port: number; host?: string; token: string };
+
+/** Options of {@link startLocalApi}. */
+export interface LocalApiOptions {
+  middleware: SemanticMiddleware;
+  listen: LocalApiListen;
+  logger: Logger;
+  /** Largest request body (default LIMITS.httpBodyLimitBytes). */
+  bodyLimitBytes?: number;
+  /** Time a begun handover may stay open (default LIMITS.localHandoverTtlMs). */
+  handoverTtlMs?: number;
+}
+
+/** A running local API. */
+export interface LocalApi {
+  /** `unix:/path` or `http://127.0.0.1:port`. */
+  readonly url: string;
+  readonly handovers: HandoverSessions;
+  /** Aborts open handovers, then closes the server (and removes the socket file). */
+  close(): Promise<void>;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Bearer-token check in constant time (digests have equal length whatever was sent). */
+function requireToken(token: string): RequestHandler {
+  if (token.length < LIMITS.minTokenLength) throw new ValueError(`the local API token must have at least ${LIMITS.minTokenLength} characters`);
+  const expected = digest(token);
+  return (req, _res, next) => {
+    const header = req.headers.authorization ?? '';
+    const sent = header.startsWith('Bearer ') ? header.slice(7) : '';
+    if (timingSafeEqual(digest(sent), expected)) next();
+    else next(new HttpError(401, 'the local API needs the header "Authorization: Bearer <token>" with the sidecar\'s local API token'));
+  };
+}
+
+function buildApp(options: LocalApiOptions, handovers: HandoverSessions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if ('token' in options.listen) app.use(requireToken(options.listen.token));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
+  });
+  app.use(localApiRouter({ middleware: options.middleware, handovers }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
+  app.use(notFound);
+  app.use(createErrorHandler(options.logger));
+  return app;
+}
+
+function listen(server: Server, target: LocalApiListen): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    const done = (): void => {
+      server.off('error', reject);
+      resolve();
+    };
+    if ('socket' in target) server.listen(target.socket, done);
+    else server.listen(target.port, target.host ?? '127.0.0.1', done);
+  });
+}
+
+function urlOf(server: Server, target: LocalApiListen): string {
+  if ('socket' in target) return `unix:${target.socket}`;
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : target.port;
+  return `http://${target.host ?? '127.0.0.1'}:${port}`;
+}
+
+/**
+ * Starts the local API. A Unix socket is created owner-only (0600), replacing a stale file.
+ * @example
+ * const api = await startLocalApi({ middleware: mw, listen: { socket: '/run/semantic-sidecar/door1.sock' }, logger });
+ * // curl --unix-socket /run/semantic-sidecar/door1.sock -d '{"capabilityClass":"…","operationClass":"…"}' http://local/operations
+ */
+export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const handovers = new HandoverSessions((o, body) => options.middleware.handover(o, body), options.handoverTtlMs);
+  const server = createServer(buildApp(options, handovers));
+  const target = options.listen;
+  if ('socket' in target) await rm(target.socket, { force: true });
+  const umask = process.umask(0o177);
+  try {
+    await listen(server, target);
+  } finally {
+    process.umask(umask);
+  }
+  if ('socket' in target) await chmod(target.socket, 0o600);
+  const url = urlOf(server, target);
+  options.logger.info({ url }, 'local API listening');
+  return {
+    url,
+    handovers,
+    async close() {
+      await handovers.abortAll('the sidecar is stopping');
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import { describe, expect, jest } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { OperationResolutionError, TriggerDeliveryError, ValueError, type Claimed } from '../../src/middleware/index.js';
+import { registerService, registerWorkflow, makeServiceReachable, servicesOfResource } from '../../src/registration/index.js';
+import { buildWorkflowEndpoint } from '../../src/iri/index.js';
+import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
+import { rejection } from '../support/per-store.js';
+import { ANGLE, DOOR_STATE, gate, middlewareSuite, NOTE, OPEN, OPEN_REQUEST, until } from './support/harness.js';
+
+const G = 'urn:test:middleware:dispatch';
+const DOOR2 = PLANT('door2');
+
+describe.each(['embedded', 'remote'] as const)('dispatch between middleware instances on the %s store', (kind) => {
+  const suite = middlewareSuite(kind, G);
+  const { onStore } = suite;
+
+  /** A robot instance used as the caller (the planner side); no heartbeat, so graph dumps stay comparable. */
+  async function caller() {
+    const robot = suite.create({ resourceIri: plant.robot1, serviceClass: plant.ControllerService, heartbeatInterval: null });
+    await robot.start();
+    return robot;
+  }
+
+  onStore('should discover the door, deliver the trigger, run the callback and record done with provenance', async () => {
+    const door = suite.controller({ activityFeed: true });
+    const seen: Claimed[] = [];
+    door.registerCallback(async (claimed) => {
+      seen.push(claimed);
+      return { opened: claimed.data.testAngle };
+    });
+    await door.start();
+    const robot = await caller();
+    const op = await robot.request(OPEN_REQUEST, (draft) => {
+      expect(draft.target.serviceIri).toBe(door.serviceIri);
+      expect(draft.target.address).toBe(door.address);
+      draft.data.testAngle = 90;
+      draft.data[NOTE] = 'left wing';
+    });
+    const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
+    const workflowIri = mintWorkflowIri(door.serviceIri!, 'open');
+    expect(outcome).toMatchObject({ operationIri: op, status: 'done', result: '{"opened":90}', workflowIri });
+    expect(outcome.timestamp).toBeInstanceOf(Date);
+    expect(Math.abs(outcome.timestamp!.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ operationIri: op, workflowIri, workflowName: 'open', data: { testAngle: 90, testNote: 'left wing' } });
+    expect(seen[0]!.operation.types).toEqual([plant.OpenDoorOperation]);
+    const dump = await suite.dump();
+    expect(dump).toContain(`<${op}> <${svc.executedByWorkflow}> <${workflowIri}>`);
+    expect(dump).toContain(`<${op}> <${ANGLE}> "90"`);
+    const kinds = door.activity!.entries().entries.map((e) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['registered', 'trigger', 'claim', 'done']));
+  });
+
+  onStore('should record failed with the message and a failure snapshot whose id is the resource', async () => {
+    const door = suite.controller();
+    door.state(DOOR_STATE, () => 'jammed');
+    door.state({ capabilityClass: plant.DoorStateCapability, statePropertyClass: plant.DoorStateProperty, name: 'sensor' }, () => {
+      throw new Error('sensor offline');
+    });
+    door.registerCallback(() => {
+      throw new Error('motor stalled');
+    });
+    await door.start();
+    const robot = await caller();
+    const op = await robot.request(OPEN_REQUEST);
+    const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
+    expect(outcome).toMatchObject({ status: 'failed', result: 'motor stalled', workflowIri: mintWorkflowIri(door.serviceIri!, 'open') });
+    const snapshot = JSON.parse(outcome.failureState!) as Record<string, any>;
+    expect(snapshot.id).toBe(plant.door1);
+    expect(snapshot.types).toContain(plant.Door);
+    expect(snapshot.properties[`${'https://w3id.org/circularfactory/Core#'}hasCapability`]).toEqual(expect.arrayContaining([mintCapabilityIri(plant.door1, 'open')]));
+    expect(snapshot.state).toEqual({ doorState: 'jammed', sensor: { error: 'sensor offline' } });
+  });
+
+  onStore('should rethrow a body error of request before anything is written, and resolve before the body', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    await door.start();
+    const robot = await caller();
+    const before = await suite.dump();
+    const error = await rejection(
+      robot.request(OPEN_REQUEST, () => {
+        throw new Error('planner changed its mind');
+      }),
+    );
+    expect((error as Error).message).toBe('planner changed its mind');
+    expect(await suite.dump()).toBe(before);
+    const body = jest.fn();
+    const missing = await rejection(robot.request({ capabilityClass: plant.PickAndPlaceCapability, operationClass: plant.PickAndPlaceOperation }, body));
+    expect(missing).toBeInstanceOf(OperationResolutionError);
+    expect(body).not.toHaveBeenCalled();
+    expect(await rejection(robot.request({ capabilityClass: 'not an iri', operationClass: plant.OpenDoorOperation }))).toBeInstanceOf(ValueError);
+    expect(await suite.dump()).toBe(before);
+  });
+
+  onStore('should revert the Operation when the receiver is unreachable, leaving the graph unchanged', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    await door.start();
+    const robot = await caller();
+    // The door's process dies without deregistering: its address stays in the graph.
+    door.server!.closeAllConnections();
+    await new Promise<void>((r) => door.server!.close(() => r()));
+    const before = await suite.dump();
+    const error = await rejection(robot.request(OPEN_REQUEST, (d) => void (d.data.testAngle = 45)));
+    expect(error).toBeInstanceOf(TriggerDeliveryError);
+    expect((error as Error).message).toContain(door.address!);
+    expect(await suite.dump()).toBe(before);
+  });
+
+  onStore('should revert the Operation when the receiver answers with an error status', async () => {
+    const server: Server = createServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"detail":"receiver broke"}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const serviceIri = mintServiceIri(DOOR2, address);
+      const ogm = suite.newOgm();
+      await registerService(ogm, { resourceIri: DOOR2, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
+      await registerWorkflow(ogm, {
+        resourceIri: DOOR2,
+        serviceIri,
+        workflowIri: mintWorkflowIri(serviceIri, 'open'),
+        workflowClass: plant.OpenDoorWorkflow,
+        capabilityIri: mintCapabilityIri(DOOR2, 'open'),
+        capabilityClass: plant.DoorOpeningCapability,
+        endpoint: buildWorkflowEndpoint(address, 'open'),
+      });
+      await makeServiceReachable(ogm, serviceIri, address);
+      const robot = await caller();
+      const before = await suite.dump();
+      const error = await rejection(robot.request({ ...OPEN_REQUEST, targetResource: DOOR2 }, (d) => void (d.data.testNote = 'x')));
+      expect(error).toBeInstanceOf(TriggerDeliveryError);
+      expect((error as Error).message).toMatch(/answered 500: \{"detail":"receiver broke"\}/);
+      expect(await suite.dump()).toBe(before);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  onStore('should pin dispatch to the target resource', async () => {
+    const door1 = suite.controller();
+    const door2 = suite.create({ resourceIri: DOOR2, serviceClass: plant.ControllerService });
+    door2.workflow(OPEN, () => 'opened');
+    const ran: string[] = [];
+    door1.registerCallback(() => ran.push('door1'));
+    door2.registerCallback(() => ran.push('door2'));
+    await Promise.all([door1.start(), door2.start()]);
+    const robot = await caller();
+    for (const [target, instance] of [[DOOR2, door2], [plant.door1, door1], [DOOR2, door2]] as const) {
+      const op = await robot.request({ ...OPEN_REQUEST, targetResource: target }, (d) => expect(d.target.serviceIri).toBe(instance.serviceIri));
+      await robot.waitForOperation(op, { timeoutMs: 10_000 });
+    }
+    expect(ran).toEqual(['door2', 'door1', 'door2']);
+  });
+
+  onStore('should run a controller and a monitor on one resource, dispatching only to the controller', async () => {
+    const controller = suite.controller();
+    const monitor = suite.create({ resourceIri: plant.door1, serviceClass: plant.MonitorService });
+    const lock = gate();
+    monitor.state(DOOR_STATE, () => 'closed');
+    controller.registerCallback(async () => {
+      await lock.promise;
+      return 'opened';
+    });
+    await Promise.all([controller.start(), monitor.start()]);
+    expect(await servicesOfResource(suite.newOgm(), plant.door1, { reachableOnly: true })).toEqual([controller.serviceIri, monitor.serviceIri].sort());
+    const state = await fetch(`${monitor.address}/state/doorState`);
+    expect(await state.json()).toBe('closed');
+    const robot = await caller();
+    const op = await robot.request({ ...OPEN_REQUEST, targetResource: plant.door1 });
+    expect(monitor.queued).toEqual([]);
+    await until(async () => (await robot.readOperation(op))?.status === 'running', 'the controller to claim');
+    lock.open();
+    expect((await robot.waitForOperation(op)).status).toBe('done');
+    const noWorkflow = await rejection(robot.request({ capabilityClass: plant.DoorStateCapability, operationClass: plant.OpenDoorOperation, targetResource: plant.door1 }));
+    expect(noWorkflow).toBeInstanceOf(OperationResolutionError);
+    expect((await suite.dump()).split('\n').filter((l) => l.includes(`<${w3.type}> <${plant.OpenDoorOperation}>`))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from '@jest/globals';
+import { LIMITS } from '../../src/limits.js';
+import { backoffMs, runLoop, sleep } from '../../src/middleware/loops.js';
+import { WorkQueue } from '../../src/middleware/work-queue.js';
+import { logSink } from './support/harness.js';
+
+describe('background loops', () => {
+  it('should double the backoff from the initial wait up to min(interval, max)', () => {
+    expect(backoffMs(1, 60_000)).toBe(LIMITS.loopBackoffInitialMs);
+    expect(backoffMs(2, 60_000)).toBe(LIMITS.loopBackoffInitialMs * 2);
+    expect(backoffMs(30, 60_000)).toBe(LIMITS.loopBackoffMaxMs);
+    expect(backoffMs(1, 100)).toBe(100);
+    expect(backoffMs(5, 1_500)).toBe(1_500);
+  });
+
+  it('should await each run before sleeping, retry failures, and end when aborted', async () => {
+    const sink = logSink();
+    const abort = new AbortController();
+    const runs: number[] = [];
+    let active = 0;
+    let overlapped = false;
+    const errors: unknown[] = [];
+    const loop = runLoop({
+      name: 'test',
+      intervalMs: 10,
+      immediate: true,
+      signal: abort.signal,
+      logger: sink.logger,
+      onError: (e) => errors.push(e),
+      run: async () => {
+        overlapped ||= active > 0;
+        active += 1;
+        runs.push(Date.now());
+        await sleep(15);
+        active -= 1;
+        if (runs.length === 2) throw new Error('store down');
+        if (runs.length === 4) abort.abort();
+      },
+    });
+    await loop;
+    expect(runs).toHaveLength(4);
+    expect(overlapped).toBe(false);
+    expect(errors).toHaveLength(1);
+    const warn = sink.lines().find((l) => l.level === 40)!;
+    expect(warn).toMatchObject({ loop: 'test', failures: 1, retryMs: 10, msg: 'test failed; retrying' });
+    expect(sink.lines().some((l) => l.msg === 'test recovered')).toBe(true);
+  });
+
+  it('should cut a sleep short on abort', async () => {
+    const abort = new AbortController();
+    const started = Date.now();
+    const slept = sleep(10_000, abort.signal);
+    abort.abort();
+    expect(await slept).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('the work queue', () => {
+  it('should be FIFO, refuse duplicates while queued or in flight, and put a head back', () => {
+    const q = new WorkQueue();
+    expect(q.push({ operationIri: 'urn:op:1' })).toBe(true);
+    expect(q.push({ operationIri: 'urn:op:2' })).toBe(true);
+    expect(q.push({ operationIri: 'urn:op:1' })).toBe(false);
+    const first = q.take()!;
+    expect(first.entry.operationIri).toBe('urn:op:1');
+    expect(q.has('urn:op:1')).toBe(true);
+    expect(q.push({ operationIri: 'urn:op:1' })).toBe(false);
+    first.finish();
+    expect(q.has('urn:op:1')).toBe(false);
+    const second = q.take()!;
+    second.finish();
+    q.unshift(second.entry);
+    expect(q.snapshot()).toEqual(['urn:op:2']);
+    q.clear();
+    expect(q.take()).toBeUndefined();
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect } from '@jest/globals';
+import { mintCapabilityIri, mintOperationIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { OperationResolutionError, OperationTimeoutError, readOperation, waitForOperation } from '../../src/middleware/index.js';
+import { createOperation, markOperationFailed, recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
+import { plant } from '../../src/vocab/index.js';
+import { rejection } from '../support/per-store.js';
+import { middlewareSuite } from './support/harness.js';
+
+const G = 'urn:test:middleware:operation-watch';
+const WORKFLOW = mintWorkflowIri(mintServiceIri(plant.door1, 'http://127.0.0.1:8301'), 'open');
+
+describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations on the %s store', (kind) => {
+  const suite = middlewareSuite(kind, G);
+  const { onStore } = suite;
+
+  async function queuedOp(): Promise<string> {
+    const operationIri = mintOperationIri(plant.OpenDoorOperation);
+    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open') });
+    return operationIri;
+  }
+
+  onStore('should read an Operation in any status, and nothing for an absent one', async () => {
+    const ogm = suite.newOgm();
+    expect(await readOperation(ogm, mintOperationIri(plant.OpenDoorOperation))).toBeNull();
+    const op = await queuedOp();
+    expect(await readOperation(ogm, op)).toEqual({ operationIri: op, status: 'queued' });
+    await setOperationStatus(ogm, { operationIri: op, status: 'running' });
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    await recordTerminalStatus(ogm, { operationIri: op, workflowIri: WORKFLOW, status: 'failed', result: 'boom', failureState: '{"id":"x"}', timestamp: at });
+    const snapshot = await readOperation(ogm, op);
+    expect(snapshot).toEqual({ operationIri: op, status: 'failed', result: 'boom', failureState: '{"id":"x"}', workflowIri: WORKFLOW, timestamp: at });
+  });
+
+  onStore('should wait for the terminal status, time out with a 504, and refuse an absent Operation', async () => {
+    const ogm = suite.newOgm();
+    const op = await queuedOp();
+    const started = Date.now();
+    const timeout = await rejection(waitForOperation(ogm, op, { timeoutMs: 200 }));
+    expect(timeout).toBeInstanceOf(OperationTimeoutError);
+    expect((timeout as OperationTimeoutError).status).toBe(504);
+    expect((timeout as Error).message).toContain("still 'queued' after 200 ms");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    const waiting = waitForOperation(ogm, op, { timeoutMs: 10_000 });
+    await markOperationFailed(suite.newOgm(), op, 'no longer needed');
+    expect(await waiting).toMatchObject({ status: 'failed', result: 'no longer needed' });
+    expect(await rejection(waitForOperation(ogm, mintOperationIri(plant.OpenDoorOperation), { timeoutMs: 100 }))).toBeInstanceOf(OperationResolutionError);
+  });
+});
