@@ -1,17 +1,41 @@
 import { Command, CommanderError } from 'commander';
-import { EXIT, UsageError } from './exit-codes.js';
+import { registerDiscoverCommand } from './discover-command.js';
+import { CommandFailure, EXIT, UsageError } from './exit-codes.js';
 import { processIo, type CliIo } from './io.js';
 import { registerOntologyCommand } from './ontology-command.js';
+import { registerStatusCommand } from './status-command.js';
+import { registerStoreCommand } from './store-command.js';
+import { registerStartCommand } from './start-command.js';
+import { registerWatchdogCommand } from './watchdog-command.js';
+import { registerRequestCommand } from './request-command.js';
 import { packageVersion } from './version.js';
+
+/**
+ * The commands, each added by its module's `register*Command(program, io)`. A new command is
+ * one module and one line here; main.ts stays a registry.
+ */
+const COMMANDS: readonly ((program: Command, io: CliIo) => void)[] = [
+  registerStartCommand,
+  registerWatchdogCommand,
+  registerRequestCommand,
+  registerOntologyCommand,
+  registerStoreCommand,
+  registerDiscoverCommand,
+  registerStatusCommand,
+];
 
 const EXAMPLES = `
 Examples:
   $ semantic-sidecar ontology load --store memory
   $ semantic-sidecar ontology load --store http://127.0.0.1:8890/sparql
   $ semantic-sidecar ontology load ontology/examples/plant.ttl --store /var/lib/semantic-sidecar
+  $ semantic-sidecar store serve --data-dir /var/lib/semantic-sidecar --provision
+  $ semantic-sidecar discover --capability plant:DoorOpeningCapability --store http://127.0.0.1:7878/sparql
+  $ semantic-sidecar status --resource plant:door1 --store http://127.0.0.1:7878/sparql --json
 
 Settings: flags win over environment variables (SM_STORE, LOG_LEVEL, SPARQL_USER, ...).
-Exit codes: 0 success, 1 failure, 2 usage error. Logs are JSON lines on stderr.
+Exit codes: 0 success, 1 failure (or nothing found), 2 usage error. Results go to stdout, logs
+(JSON lines) and messages to stderr. Every command has --help with examples.
 `;
 
 /** The `semantic-sidecar` command tree, writing to `io`. Commander never exits the process itself. */
@@ -24,7 +48,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     .showSuggestionAfterError()
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
     .addHelpText('after', EXAMPLES);
-  registerOntologyCommand(program, io);
+  for (const register of COMMANDS) register(program, io);
   return program;
 }
 
@@ -40,6 +64,10 @@ export async function run(argv: readonly string[], io: CliIo = processIo): Promi
     // Commander has already printed its own message (unknown command, missing option, help).
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof CommandFailure) {
+      io.stderr.write(`semantic-sidecar: ${message}\n`);
+      return EXIT.FAILURE;
+    }
     io.stderr.write(`semantic-sidecar: error: ${message}\n`);
     return error instanceof UsageError ? EXIT.USAGE : EXIT.FAILURE;
   }

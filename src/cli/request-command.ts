@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { ValueError } from '../errors.js';
+import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
+import type { OperationSnapshot } from '../middleware/operation-watch.js';
+import { OGM } from '../ogm/index.js';
+import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
+import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
+import { expandIri } from './curie.js';
+import { CommandFailure, UsageError } from './exit-codes.js';
+import { cliLogger, integerFlag, logLevelOption, openStoreFromFlag, storeOption } from './flags.js';
+import type { CliIo } from './io.js';
+
+/** Parsed options of `request`. */
+export interface RequestFlags {
+  capability: string;
+  operationClass: string;
+  target?: string;
+  data?: string;
+  wait?: boolean;
+  timeout: string;
+  store: string;
+  graph?: string;
+  logLevel?: string;
+}
+
+const HELP = `
+Dispatches one Operation from a shell: finds a reachable receiver of the Capability class
+(preferring a fresh heartbeat; --target pins the resource), creates the Operation with --data
+(a JSON object of svc: data fields) and rings the receiver's event trigger. Prints the Operation
+IRI; with --wait it waits for the outcome and prints it as JSON.
+Exit codes: 0 requested (with --wait: done), 1 no receiver, delivery failed, the Operation
+failed or --timeout passed, 2 usage error.
+
+Examples:
+  $ semantic-sidecar request --capability plant:DoorOpeningCapability --operation-class plant:OpenDoorOperation --store http://127.0.0.1:7878/sparql --wait
+  $ semantic-sidecar request --capability plant:DoorOpeningCapability --operation-class plant:OpenDoorOperation --target plant:door1 --data '{"svc:executionResult":"x"}' --store memory
+`;
+
+function parseData(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--data is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError('--data must be a JSON object of svc: data fields');
+  return data as Record<string, unknown>;
+}
+
+function outcome(snapshot: OperationSnapshot): Record<string, unknown> {
+  return { ...snapshot, timestamp: snapshot.timestamp?.toISOString() };
+}
+
+/** `request`: dispatch, print the IRI, and with `--wait` the outcome. */
+export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> {
+  const capabilityClass = expandIri(flags.capability, '--capability');
+  const operationClass = expandIri(flags.operationClass, '--operation-class');
+  const targetResource = flags.target === undefined ? null : expandIri(flags.target, '--target');
+  const graph = flags.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(flags.graph, '--graph');
+  const data = parseData(flags.data);
+  const timeoutMs = integerFlag(flags.timeout, '--timeout', 1, 86_400) * 1000;
+  const logger = cliLogger(flags.logLevel);
+  const store = await openStoreFromFlag(flags.store, io.env);
+  try {
+    const ogm = new OGM({ store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+    const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger });
+    const operation = await mw.request({ capabilityClass, operationClass, targetResource }, (draft) => {
+      Object.assign(draft.data, data);
+    });
+    io.stdout.write(`${operation}\n`);
+    if (!flags.wait) return;
+    const result = await mw.waitForOperation(operation, { timeoutMs });
+    io.stdout.write(`${JSON.stringify(outcome(result), null, 2)}\n`);
+    if (result.status !== 'done') throw new CommandFailure(`Operation <${operation}> ${result.status}: ${result.result ?? 'no reason recorded'}`);
+  } catch (error) {
+    if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Adds `request` to the program. */
+export function registerRequestCommand(program: Command, io: CliIo): void {
+  program
+    .command('request')
+    .description('dispatch an Operation to a reachable receiver of a Capability')
+    .requiredOption('--capability <class>', 'Capability class to dispatch to (CURIE or IRI)')
+    .requiredOption('--operation-class <class>', 'class of the Operation created')
+    .option('--target <iri>', 'only a Service of this resource')
+    .option('--data <json>', 'JSON object of svc: data fields written with the Operation')
+    .option('--wait', 'wait for the outcome and print it')
+    .option('--timeout <seconds>', 'longest wait with --wait', '60')
+    .addOption(storeOption())
+    .option('--graph <iri>', 'named graph of the instance data')
+    .addOption(logLevelOption())
+    .addHelpText('after', HELP)
+    .action(async (flags: RequestFlags) => runRequest(flags, io));
+}

@@ -1,0 +1,132 @@
+import { Option, type Command } from 'commander';
+import { ValueError } from '../errors.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import { describeConfig, formatEnvVars, loadSidecarConfig } from '../sidecar/config.js';
+import type { SidecarConfig } from '../sidecar/config-types.js';
+import { startSidecar } from '../sidecar/daemon.js';
+import { UsageError } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import { shutdownSignal } from './store-command.js';
+
+/** Parsed flags of `start`; each maps to one config path. */
+export interface StartFlags {
+  config?: string;
+  resource?: string;
+  serviceClass?: string;
+  store?: string;
+  graph?: string;
+  host?: string;
+  port?: string;
+  address?: string;
+  heartbeatInterval?: string;
+  deviceUrl?: string;
+  deviceSocket?: string;
+  localApiSocket?: string;
+  activityFeed?: boolean;
+  logLevel?: string;
+}
+
+const HELP = `
+Runs one resource's sidecar until SIGTERM or SIGINT: registers its Service, Workflows and
+StateProperties, heartbeats, serves the HTTP surface, proxies workflow and state calls to the
+device and runs the Operations dispatched to it there. With no store given it uses an embedded
+store in ./.data/<resource> (or $STATE_DIRECTORY) and provisions the bundled ontology.
+When registered it prints one JSON line on stdout: {"service", "address", "localApi"}; logs are
+JSON lines on stderr. The first signal shuts down gracefully (no new triggers, in-flight work
+drained or failed with a reason, Service deregistered); a second one quits at once.
+Settings: flags > environment > --config file > defaults.
+Exit codes: 0 stopped by a signal, 1 failed (store, registration, device), 2 bad configuration.
+
+Environment:
+${formatEnvVars()}
+
+Examples:
+  $ semantic-sidecar start --config config/door1.yaml
+  $ semantic-sidecar start --resource plant:door1 --service-class plant:ControllerService --store memory
+  $ semantic-sidecar start --config config/door1.yaml --store http://127.0.0.1:8890/sparql --port 8011
+`;
+
+function configFlags(flags: StartFlags): Record<string, unknown> {
+  return {
+    resource: flags.resource,
+    serviceClass: flags.serviceClass,
+    store: flags.store,
+    namedGraph: flags.graph,
+    host: flags.host,
+    port: flags.port,
+    address: flags.address,
+    heartbeatInterval: flags.heartbeatInterval,
+    'device.url': flags.deviceUrl,
+    'device.socket': flags.deviceSocket,
+    'localApi.socket': flags.localApiSocket,
+    activityFeed: flags.activityFeed,
+    'log.level': flags.logLevel,
+  };
+}
+
+async function loadConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Promise<SidecarConfig> {
+  try {
+    return await loadSidecarConfig({ ...(flags.config !== undefined && { file: flags.config }), env, flags: configFlags(flags) });
+  } catch (error) {
+    if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+function daemonLogger(config: SidecarConfig): Logger {
+  return createLogger({ destination: 2, level: config.log.level, ...(config.log.pretty !== undefined && { pretty: config.log.pretty }), base: { resource: config.resource } });
+}
+
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * `start`: loads the configuration, starts the sidecar, prints where it is, waits for `stop`
+ * and shuts down within the grace period plus a margin.
+ */
+export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal): Promise<void> {
+  const config = await loadConfig(flags, io.env);
+  const logger = daemonLogger(config);
+  logger.info({ config: describeConfig(config) }, 'configuration loaded');
+  const sidecar = await startSidecar(config, { logger, signal: stop });
+  io.stdout.write(`${JSON.stringify({ service: sidecar.middleware.serviceIri, address: sidecar.middleware.address, localApi: sidecar.localApi?.url })}\n`);
+  await aborted(stop);
+  logger.info({ reason: String(stop.reason) }, 'shutting down');
+  const deadline = config.shutdownGraceMs + 5_000;
+  const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`shutdown took longer than ${deadline} ms`)), deadline).unref());
+  await Promise.race([sidecar.stop(), timer]);
+  logger.info('stopped');
+  logger.flush();
+}
+
+/** Adds `start` to the program. */
+export function registerStartCommand(program: Command, io: CliIo): void {
+  program
+    .command('start')
+    .description("run one resource's sidecar (register, heartbeat, serve, proxy to the device)")
+    .option('-c, --config <file>', 'YAML or JSON configuration file (env SIDECAR_CONFIG)')
+    .option('--resource <iri>', 'the resource IRI (CURIEs svc:, cfc:, mes:, plant: accepted)')
+    .option('--service-class <iri>', 'class of the Service registered (default svc:Service)')
+    .option('--store <url>', '"memory", a SPARQL endpoint URL or an embedded store directory')
+    .option('--graph <iri>', 'named graph of the instance data')
+    .option('--host <host>', 'interface of the HTTP surface (default 127.0.0.1)')
+    .option('--port <port>', 'port of the HTTP surface (default 8000; 0 picks one)')
+    .option('--address <url>', 'base address others reach this sidecar at')
+    .option('--heartbeat-interval <seconds>', 'seconds between heartbeats (default 30)')
+    .addOption(new Option('--device-url <url>', 'base URL of the device bridge').conflicts('deviceSocket'))
+    .option('--device-socket <path>', 'Unix socket of the device bridge')
+    .option('--local-api-socket <path>', 'Unix socket of the local API for the device')
+    .option('--activity-feed', 'serve GET /activity and /activity/stream')
+    .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
+    .addHelpText('after', HELP)
+    .action(async (flags: StartFlags) => {
+      const { signal, dispose } = shutdownSignal();
+      try {
+        await runStart(flags, io, signal);
+      } finally {
+        dispose();
+      }
+    });
+}
