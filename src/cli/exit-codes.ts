@@ -8,3 +8,14 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * An expected negative outcome that scripts test for, such as "no receiver found": exit code
+ * 1, with the message printed as is (not as an error). Output written before it stands.
+ */
+export class CommandFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandFailure';
+  }
+}

@@ -1,42 +1,26 @@
-import { Option, type Command } from 'commander';
-import { ValueError } from '../errors.js';
-import { createLogger, type Logger } from '../lib/logger.js';
+import type { Command } from 'commander';
 import { rdfFormatOf } from '../ontology/formats.js';
 import { assertReadableFile } from '../ontology/module-loader.js';
 import { loadOntologyFiles, provisionOntology, type ProvisionReport } from '../ontology/provision.js';
-import { openStore, parseStoreUrl } from '../store/open-store.js';
-import type { TripleStore } from '../store/triple-store.js';
 import { UsageError } from './exit-codes.js';
+import { cliLogger, logLevelOption, openStoreFromFlag, storeOption } from './flags.js';
 import type { CliIo } from './io.js';
 import { progressBars } from './progress.js';
+
+const LOAD_HELP = `
+Exit codes: 0 loaded (or unchanged), 1 failed (unreadable file, store error), 2 usage error.
+
+Examples:
+  $ semantic-sidecar ontology load --store http://127.0.0.1:7878/sparql
+  $ semantic-sidecar ontology load ontology/examples/plant.ttl --store /var/lib/semantic-sidecar
+  $ semantic-sidecar ontology load my-line.ttl --graph https://example.org/line1 --store memory
+`;
 
 /** Parsed options of `ontology load`. */
 export interface OntologyLoadOptions {
   store: string;
   graph?: string;
   logLevel?: string;
-}
-
-/** Opens the store named on the command line; a malformed location is a usage error. */
-export async function openStoreFromFlag(location: string, env: NodeJS.ProcessEnv): Promise<TripleStore> {
-  let spec;
-  try {
-    spec = parseStoreUrl(location, env);
-  } catch (error) {
-    if (error instanceof ValueError) throw new UsageError(`--store: ${error.message}`, { cause: error });
-    throw error;
-  }
-  return openStore(spec);
-}
-
-/** The command's logger (JSON lines on stderr); a bad level is a usage error. */
-function cliLogger(level: string | undefined): Logger {
-  try {
-    return createLogger({ destination: 2, ...(level === undefined ? {} : { level }) });
-  } catch (error) {
-    if (error instanceof ValueError) throw new UsageError(`--log-level: ${error.message}`, { cause: error });
-    throw error;
-  }
 }
 
 /**
@@ -77,13 +61,10 @@ export function registerOntologyCommand(program: Command, io: CliIo): void {
         'unchanged files are skipped',
     )
     .argument('[files...]', 'Turtle, N-Triples, N-Quads or TriG files (.ttl, .nt, .nq, .trig)')
-    .addOption(
-      new Option('--store <url>', '"memory", a SPARQL endpoint URL (http/https) or an embedded store directory')
-        .env('SM_STORE')
-        .makeOptionMandatory(),
-    )
+    .addOption(storeOption())
     .option('--graph <iri>', "named graph for a single file (default: the file's owl:Ontology IRI)")
-    .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent (env LOG_LEVEL; default info)')
+    .addOption(logLevelOption())
+    .addHelpText('after', LOAD_HELP)
     .action(async (files: string[], options: OntologyLoadOptions) => {
       await runOntologyLoad(files, options, io);
     });

@@ -1,0 +1,120 @@
+import type { Command } from 'commander';
+import { OGM } from '../ogm/ogm.js';
+import { DEFAULT_FRESH_WITHIN_SECONDS } from '../registration/dispatch.js';
+import { namedNode, type NamedNodeTerm } from '../store/terms.js';
+import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
+import { compactIri, expandIri } from './curie.js';
+import { CommandFailure } from './exit-codes.js';
+import { integerFlag, openStoreFromFlag, storeOption } from './flags.js';
+import { ageSeconds, formatAge, table } from './format.js';
+import type { CliIo } from './io.js';
+import { findReceivers, type Receiver } from './queries.js';
+
+/** Parsed options of `discover`. */
+export interface DiscoverOptions {
+  capability: string;
+  store: string;
+  graph?: string;
+  json?: boolean;
+  freshWithin: string;
+  limit: string;
+}
+
+/** A receiver as `discover` reports it: the graph's facts plus the heartbeat's age. */
+export interface DiscoveredReceiver extends Receiver {
+  /** Seconds since `lastHeartbeat`; absent without a heartbeat. */
+  heartbeatAgeSeconds?: number;
+  /** Whether the heartbeat is at most `--fresh-within` seconds old. */
+  fresh: boolean;
+}
+
+const HELP = `
+Lists every reachable receiver of a Capability class (or of a subclass of it): the Capability
+instance, the Service realizing it, its resource, its address and how old its heartbeat is,
+freshest first. Exit codes: 0 receivers found, 1 none (or the store failed), 2 usage error.
+
+Examples:
+  $ semantic-sidecar discover --capability plant:DoorOpeningCapability --store http://127.0.0.1:7878/sparql
+  $ semantic-sidecar discover --capability https://example.org/plant#TransportCapability --store /var/lib/semantic-sidecar --json
+`;
+
+/**
+ * Finds the reachable receivers of `--capability` (the class and its subclasses, from the
+ * ontology in the store) and prints them: a table, or with `--json` an array of
+ * {@link DiscoveredReceiver}. Resolves to the receivers.
+ * @throws CommandFailure when there is none (exit 1; with `--json`, `[]` is printed first).
+ */
+export async function runDiscover(options: DiscoverOptions, io: CliIo, now: Date = new Date()): Promise<DiscoveredReceiver[]> {
+  const capabilityClass = expandIri(options.capability, '--capability');
+  const graph = options.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(options.graph, '--graph');
+  const freshWithin = integerFlag(options.freshWithin, '--fresh-within', 0, 31_536_000);
+  const limit = integerFlag(options.limit, '--limit', 1, 10_000);
+  const store = await openStoreFromFlag(options.store, io.env);
+  let receivers: Receiver[];
+  let declared: boolean;
+  try {
+    const closure = await classClosure(new OGM({ store, graph }), capabilityClass);
+    declared = closure.declared;
+    receivers = await findReceivers(store, { graph, classes: closure.terms, limit });
+  } finally {
+    await store.close();
+  }
+  const found = receivers.map((r) => withAge(r, now, freshWithin)).sort(freshestFirst);
+  if (options.json) io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
+  else if (found.length > 0) io.stdout.write(receiverTable(found));
+  if (found.length === 0) {
+    const hint = declared ? '' : ' (the class is not declared in the ontology of this store: check the IRI, or run `semantic-sidecar ontology load`)';
+    throw new CommandFailure(`no reachable Service realizes a Capability of class ${compactIri(capabilityClass)}${hint} in graph <${graph}>`);
+  }
+  return found;
+}
+
+/** The class and its declared subclasses, from the store's ontology. */
+async function classClosure(ogm: OGM, cls: string): Promise<{ terms: NamedNodeTerm[]; declared: boolean }> {
+  const tbox = await ogm.tbox();
+  if (!tbox.hasClass(cls)) return { terms: [namedNode(cls)], declared: false };
+  const subclasses = [...tbox.classes].filter((c) => c !== cls && tbox.isSubClassOf(c, cls)).sort();
+  return { terms: [cls, ...subclasses].map((c) => namedNode(c)), declared: true };
+}
+
+function withAge(receiver: Receiver, now: Date, freshWithin: number): DiscoveredReceiver {
+  const age = ageSeconds(receiver.lastHeartbeat, now);
+  return { ...receiver, ...(age !== undefined && { heartbeatAgeSeconds: age }), fresh: age !== undefined && age <= freshWithin };
+}
+
+// Freshest heartbeat first, compared as instants (stores may rewrite the lexical form); no
+// heartbeat last; then by Service and Capability IRI, so the order is stable.
+function freshestFirst(a: DiscoveredReceiver, b: DiscoveredReceiver): number {
+  const ageA = a.heartbeatAgeSeconds ?? Number.POSITIVE_INFINITY;
+  const ageB = b.heartbeatAgeSeconds ?? Number.POSITIVE_INFINITY;
+  if (ageA !== ageB) return ageA < ageB ? -1 : 1;
+  return a.service.localeCompare(b.service) || a.capability.localeCompare(b.capability);
+}
+
+function receiverTable(receivers: readonly DiscoveredReceiver[]): string {
+  const rows = receivers.map((r) => [
+    `${formatAge(r.heartbeatAgeSeconds)}${r.fresh ? '' : ' (stale)'}`,
+    r.resource === undefined ? '-' : compactIri(r.resource),
+    r.address,
+    compactIri(r.service),
+    compactIri(r.capability),
+  ]);
+  return table([['HEARTBEAT', 'RESOURCE', 'ADDRESS', 'SERVICE', 'CAPABILITY'], ...rows]);
+}
+
+/** Adds `discover` to the program. */
+export function registerDiscoverCommand(program: Command, io: CliIo): void {
+  program
+    .command('discover')
+    .description('list the reachable receivers of a Capability class, freshest heartbeat first')
+    .requiredOption('--capability <class>', 'Capability class: an IRI or a CURIE (cfc:, svc:, mes:, plant:)')
+    .addOption(storeOption())
+    .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)
+    .option('--fresh-within <seconds>', 'a heartbeat at most this old counts as fresh (others are marked stale)', String(DEFAULT_FRESH_WITHIN_SECONDS))
+    .option('--limit <n>', 'list at most this many receivers', '100')
+    .option('--json', 'print a JSON array instead of a table')
+    .addHelpText('after', HELP)
+    .action(async (options: DiscoverOptions) => {
+      await runDiscover(options, io);
+    });
+}

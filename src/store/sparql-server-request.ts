@@ -1,0 +1,130 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Reading a SPARQL 1.1 Protocol request (https://www.w3.org/TR/sparql11-protocol/): the
+ * operation it carries, its body within a size limit, and its credentials.
+ */
+
+/** A request the server refuses, with the HTTP status and the message it answers with. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** The one operation a request carries. */
+export interface SparqlOperation {
+  kind: 'query' | 'update';
+  text: string;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const QUERY_BODY = 'application/sparql-query';
+const UPDATE_BODY = 'application/sparql-update';
+// The store seam runs the request text as it is; a dataset given beside it would be ignored.
+const DATASET_PARAMS = ['default-graph-uri', 'named-graph-uri', 'using-graph-uri', 'using-named-graph-uri'];
+
+/**
+ * The operation of a GET (`?query=`) or POST (form-encoded `query=`/`update=`, or an
+ * `application/sparql-query` / `application/sparql-update` body) request to the endpoint.
+ * @throws ProtocolError 405 for another method, 415 for another body type, 413 for a body
+ *   over `limitBytes`, 400 for a missing, repeated or unsupported parameter.
+ */
+export async function readOperation(req: IncomingMessage, url: URL, limitBytes: number): Promise<SparqlOperation> {
+  if (req.method === 'GET') return fromParams(url.searchParams, false);
+  if (req.method !== 'POST') {
+    throw new ProtocolError(405, `method ${req.method ?? '?'} is not allowed: send queries by GET or POST and updates by POST`, { allow: 'GET, POST' });
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== FORM && type !== QUERY_BODY && type !== UPDATE_BODY) {
+    throw new ProtocolError(415, `content type ${JSON.stringify(type || '(none)')} is not accepted: expected ${FORM}, ${QUERY_BODY} or ${UPDATE_BODY}`);
+  }
+  const body = await readBody(req, limitBytes);
+  if (type === FORM) return fromParams(new URLSearchParams(body), true);
+  refuseDataset(url.searchParams);
+  return { kind: type === QUERY_BODY ? 'query' : 'update', text: body };
+}
+
+function fromParams(params: URLSearchParams, post: boolean): SparqlOperation {
+  refuseDataset(params);
+  const queries = params.getAll('query');
+  const updates = params.getAll('update');
+  if (queries.length + updates.length === 0) throw new ProtocolError(400, 'expected a "query" or an "update" parameter');
+  if (queries.length + updates.length > 1) throw new ProtocolError(400, 'expected exactly one "query" or "update" parameter, got several');
+  if (updates.length > 0 && !post) throw new ProtocolError(400, 'an update must be POSTed (SPARQL 1.1 Protocol), not sent by GET');
+  return queries.length > 0 ? { kind: 'query', text: queries[0]! } : { kind: 'update', text: updates[0]! };
+}
+
+function refuseDataset(params: URLSearchParams): void {
+  const given = DATASET_PARAMS.find((name) => params.has(name));
+  if (given !== undefined) {
+    throw new ProtocolError(400, `parameter "${given}" is not supported here: name the graphs in the request itself (FROM, GRAPH, USING)`);
+  }
+}
+
+/**
+ * The body as UTF-8 text, refused with 413 as soon as it (or its declared length) passes
+ * `limitBytes`. The rest of a refused body is left unread; the caller drains it.
+ */
+export async function readBody(req: IncomingMessage, limitBytes: number): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  const tooLarge = () => new ProtocolError(413, `request body is larger than ${limitBytes} bytes (bodyLimitBytes)`, { connection: 'close' });
+  if (declared > limitBytes) throw tooLarge();
+  // Events, not `for await`: leaving an async iteration early destroys the request, and with
+  // it the socket the 413 must be answered on.
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limitBytes) chunks.push(chunk);
+      else {
+        req.off('data', onData);
+        reject(tooLarge());
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    throw new ProtocolError(400, 'request body is not valid UTF-8');
+  }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Checks the request's credentials against `token` (no check when undefined): a Bearer token,
+ * or basic auth whose password is the token (any user name), which is what this project's
+ * remote store sends (`SPARQL_USER` and `SPARQL_PASSWORD` or `SPARQL_PASSWORD_FILE`).
+ * Compared in constant time.
+ * @throws ProtocolError 401 naming both ways to send the token.
+ */
+export function authorize(req: IncomingMessage, token: string | undefined): void {
+  if (token === undefined) return;
+  const header = req.headers.authorization ?? '';
+  const space = header.indexOf(' ');
+  const scheme = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  let presented: string | undefined;
+  if (scheme === 'bearer') presented = value;
+  else if (scheme === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    presented = decoded.slice(decoded.indexOf(':') + 1);
+  }
+  if (presented !== undefined && timingSafeEqual(digest(presented), digest(token))) return;
+  throw new ProtocolError(
+    401,
+    'this SPARQL endpoint needs the store token: send it as the basic-auth password (SPARQL_USER and SPARQL_PASSWORD_FILE for a sidecar) or as a Bearer token',
+    { 'www-authenticate': 'Basic realm="semantic-sidecar store", charset="UTF-8"' },
+  );
+}

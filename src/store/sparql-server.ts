@@ -1,0 +1,191 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { lstat, unlink } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { RuntimeError, ValueError } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import type { Logger } from '../lib/logger.js';
+import { errorAnswer, execute, type Answer } from './sparql-server-answer.js';
+import { authorize, ProtocolError, readOperation } from './sparql-server-request.js';
+import type { TripleStore } from './triple-store.js';
+
+/** Options of {@link serveSparql}. */
+export interface SparqlServerOptions {
+  /** Interface to listen on; default `127.0.0.1` (loopback: the store is shared on one machine). */
+  host?: string;
+  /** TCP port; default 0 (the OS picks a free one; read it from `url`). */
+  port?: number;
+  /** Listen on this Unix socket instead of TCP (`host` and `port` are then ignored). */
+  socketPath?: string;
+  /** Requests are logged at debug, failures at warn (4xx) and error (5xx); default: none. */
+  logger?: Logger;
+  /**
+   * Largest request body accepted; default {@link LIMITS.maxJournalEntryBytes}, the largest
+   * update the embedded store can journal anyway.
+   */
+  bodyLimitBytes?: number;
+  /** When given, every request must carry it (basic-auth password or Bearer token); else 401. */
+  token?: string;
+}
+
+/** A running SPARQL endpoint; see {@link serveSparql}. */
+export interface SparqlServer {
+  /**
+   * The endpoint URL (query and update), e.g. `http://127.0.0.1:7878/sparql`; on a Unix socket
+   * `http+unix://<percent-encoded socket path>/sparql`.
+   */
+  readonly url: string;
+  /** The Unix socket listened on, when `socketPath` was given. */
+  readonly socketPath?: string;
+  /**
+   * Stops accepting requests, lets the ones in flight finish (at most
+   * {@link LIMITS.shutdownGraceMs}) and closes every connection. Does not close the store.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a {@link TripleStore} over the SPARQL 1.1 Protocol at `/sparql`, so that several
+ * processes on one machine share one embedded store (`semantic-sidecar store serve`), each
+ * through this project's remote store (`openRemoteStore({ queryUrl: server.url })`).
+ *
+ * - `GET /sparql?query=` and `POST /sparql` with a form-encoded `query=` or `update=`, or an
+ *   `application/sparql-query` / `application/sparql-update` body;
+ * - SELECT and ASK answer `application/sparql-results+json`; CONSTRUCT and DESCRIBE get 400;
+ * - an update answers 204, or, when it is one DELETE/INSERT ... WHERE operation, 200 with an
+ *   update report telling whether its WHERE matched, checked atomically with the write; this
+ *   makes the remote store's compare-and-set exact in one request (see `execute`);
+ * - errors: 400 (malformed request, with the parser's message), 401, 404, 405, 413, 415, 500,
+ *   and 503 while closing, as `text/plain`.
+ *
+ * Updates go through `store.update` / `store.conditionalUpdate`, so the embedded store
+ * journals them before answering: an acknowledged update is durable.
+ * @throws ValueError for a bad option; RuntimeError when the address is in use.
+ * @example
+ * const store = await openEmbeddedStore({ dataDir: '/var/lib/semantic-sidecar' });
+ * const server = await serveSparql(store, { port: 7878, logger });
+ * const client = openRemoteStore({ queryUrl: server.url });
+ */
+export async function serveSparql(store: TripleStore, options: SparqlServerOptions = {}): Promise<SparqlServer> {
+  const settings = checkOptions(options);
+  const inFlight = new Set<Promise<void>>();
+  let closing = false;
+  const server = createServer((req, res) => {
+    const done = handle(store, settings, () => closing, req, res).finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  });
+  await listen(server, settings);
+  const url = endpointUrl(server, settings);
+  settings.logger?.debug({ url }, 'sparql endpoint listening');
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing = true;
+    return (closed ??= shutDown(server, inFlight));
+  };
+  return { url, ...(settings.socketPath === undefined ? {} : { socketPath: settings.socketPath }), close };
+}
+
+interface Settings {
+  host: string;
+  port: number;
+  socketPath: string | undefined;
+  logger: Logger | undefined;
+  limit: number;
+  token: string | undefined;
+}
+
+function checkOptions(options: SparqlServerOptions): Settings {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValueError(`port must be an integer from 0 to 65535, got ${JSON.stringify(port)}`);
+  const limit = options.bodyLimitBytes ?? LIMITS.maxJournalEntryBytes;
+  if (!Number.isSafeInteger(limit) || limit <= 0) throw new ValueError(`bodyLimitBytes must be a positive integer, got ${JSON.stringify(limit)}`);
+  if (options.token !== undefined && options.token.trim().length < 8) throw new ValueError('token must hold at least 8 characters besides white space');
+  if (options.socketPath !== undefined && options.socketPath.length === 0) throw new ValueError('socketPath is empty');
+  return { host: options.host ?? '127.0.0.1', port, socketPath: options.socketPath, logger: options.logger, limit, token: options.token?.trim() };
+}
+
+async function handle(store: TripleStore, settings: Settings, closing: () => boolean, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  let kind = 'request';
+  let answer: Answer;
+  try {
+    if (url.pathname !== '/sparql') throw new ProtocolError(404, `no endpoint at ${JSON.stringify(url.pathname)}: the SPARQL endpoint is /sparql`);
+    authorize(req, settings.token);
+    if (closing()) throw new ProtocolError(503, 'the SPARQL server is shutting down', { connection: 'close' });
+    const op = await readOperation(req, url, settings.limit);
+    kind = op.kind;
+    answer = await execute(store, op);
+  } catch (error) {
+    answer = errorAnswer(error, kind);
+    logFailure(settings.logger, answer, error, kind);
+  }
+  // A refused request's body is read to its end, so the client gets to read the answer.
+  if (!req.complete) req.resume();
+  send(res, answer);
+  settings.logger?.debug({ method: req.method, kind, status: answer.status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'sparql request');
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  const headers: Record<string, string | number> = { 'cache-control': 'no-store', ...answer.headers };
+  if (answer.body === undefined) {
+    res.writeHead(answer.status, headers).end();
+    return;
+  }
+  const body = Buffer.from(answer.body, 'utf8');
+  res.writeHead(answer.status, { ...headers, 'content-type': answer.type ?? 'text/plain; charset=utf-8', 'content-length': body.length }).end(body);
+}
+
+function logFailure(logger: Logger | undefined, answer: Answer, error: unknown, kind: string): void {
+  if (answer.status >= 500 && answer.status !== 503) logger?.error({ err: error, kind, status: answer.status }, 'sparql request failed');
+  else logger?.debug({ kind, status: answer.status, reason: answer.body?.trim() }, 'sparql request refused');
+}
+
+async function listen(server: Server, settings: Settings): Promise<void> {
+  if (settings.socketPath !== undefined) await removeStaleSocket(settings.socketPath);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = settings.socketPath ?? `${settings.host}:${settings.port}`;
+      if (error.code === 'EADDRINUSE') reject(new RuntimeError(`${where} is already in use: stop the process listening there, or pick another port (0 picks a free one)`, { cause: error }));
+      else reject(new RuntimeError(`cannot listen on ${where}: ${error.message}`, { cause: error }));
+    });
+    if (settings.socketPath !== undefined) server.listen(settings.socketPath, resolve);
+    else server.listen(settings.port, settings.host, resolve);
+  });
+}
+
+/**
+ * Removes a Unix socket left behind by a process that died without closing it (nothing accepts
+ * on it); a socket something still listens on, or a path that is not a socket, is left alone
+ * (listening then fails and names it).
+ */
+async function removeStaleSocket(path: string): Promise<void> {
+  const stat = await lstat(path).catch(() => undefined);
+  if (!stat?.isSocket()) return;
+  const refused = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+  if (refused) await unlink(path).catch(() => undefined);
+}
+
+function endpointUrl(server: Server, settings: Settings): string {
+  if (settings.socketPath !== undefined) return `http+unix://${encodeURIComponent(settings.socketPath)}/sparql`;
+  const { address, port } = server.address() as AddressInfo;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}/sparql`;
+}
+
+async function shutDown(server: Server, inFlight: Set<Promise<void>>): Promise<void> {
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, LIMITS.shutdownGraceMs)));
+  await Promise.race([Promise.allSettled([...inFlight]), deadline]);
+  clearTimeout(timer);
+  server.closeAllConnections();
+  await stopped;
+}
