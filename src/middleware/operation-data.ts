@@ -1,3 +1,4 @@
+import { RESERVED_OPERATION_PROPERTIES } from '../registration/operations.js';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { Individual } from '../ogm/ogm.js';
@@ -14,14 +15,7 @@ import { cfc, svc, xsd } from '../vocab/terms.js';
 export type DataValue = string | number | boolean;
 
 // Written by createOperation or a status transition: not data.
-const NOT_DATA: ReadonlySet<string> = new Set([
-  cfc.implementsCapability,
-  svc.operationStatus,
-  svc.executedByWorkflow,
-  svc.executionTimestamp,
-  svc.executionResult,
-  svc.failureState,
-]);
+const NOT_DATA = RESERVED_OPERATION_PROPERTIES;
 const NUMERIC = new Set([xsd.integer, xsd.decimal, xsd.double, xsd.nonNegativeInteger].concat(
   ['int', 'long', 'short', 'byte', 'float', 'positiveInteger', 'negativeInteger', 'nonPositiveInteger', 'unsignedInt', 'unsignedLong'].map((l) => XSD(l)),
 ));

@@ -44,7 +44,7 @@ export interface RevertOperationOptions extends GraphOption {
 
 // Properties with their own parameter or written only by the status transitions; a data field
 // may not set them, so an Operation never starts with provenance or a second status.
-const RESERVED: ReadonlySet<string> = new Set([
+export const RESERVED_OPERATION_PROPERTIES: ReadonlySet<string> = new Set([
   w3.type,
   cfc.implementsCapability,
   svc.operationStatus,
@@ -62,7 +62,7 @@ function dataProperties(data: OperationData): Record<string, OperationData[strin
   for (const [key, value] of Object.entries(data)) {
     const property = isIri(key) ? key : BARE_NAME.test(key) ? SVC(key) : undefined;
     if (property === undefined) throw new ValueError(`data key ${preview(key)} is neither a property IRI nor a bare name (letters, digits, _ and -)`);
-    if (RESERVED.has(property)) throw new ValueError(`data key ${preview(key)} names <${property}>, which createOperation writes itself or only a status transition writes`);
+    if (RESERVED_OPERATION_PROPERTIES.has(property)) throw new ValueError(`data key ${preview(key)} names <${property}>, which createOperation writes itself or only a status transition writes`);
     if (Object.hasOwn(out, property)) throw new ValueError(`data names <${property}> twice (as ${preview(key)} and another key)`);
     out[property] = value;
   }

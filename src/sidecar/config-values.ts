@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { isHttpAddress } from '../iri/address.js';
 import { assertName } from '../iri/mint.js';
+import { CURIE_PREFIXES, expandCurie } from '../iri/curie.js';
 import { iriProblem } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import { CFC, MES, PLANT, SVC } from '../vocab/namespaces.js';
@@ -42,33 +43,10 @@ export function absolutePath(ctx: ResolveContext, path: readonly string[], value
 }
 
 /** Prefixes a class (or resource) field may use instead of a full IRI. */
-export const CURIE_PREFIXES: Readonly<Record<string, string>> = Object.freeze({
-  svc: SVC.iri,
-  cfc: CFC.iri,
-  mes: MES.iri,
-  plant: PLANT.iri,
-});
-const PREFIX_LIST = Object.keys(CURIE_PREFIXES).map((p) => `${p}:`).join(', ');
-const CURIE = /^([A-Za-z][A-Za-z0-9_.-]*):(.*)$/su;
-const LOCAL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.~-]*$/u;
+export { CURIE_PREFIXES };
 
-/**
- * Expands a CURIE with one of {@link CURIE_PREFIXES} and checks the result is an absolute IRI.
- * A value is read as a full IRI when its scheme is followed by `//` or is `urn:`; any other
- * `x:y` is a CURIE, so a misspelt prefix is reported instead of passing as an odd IRI scheme.
- */
-export function expandIri(value: string): { iri: string } | { problem: string } {
-  let iri = value;
-  const m = CURIE.exec(value);
-  if (m && !m[2]!.startsWith('//') && m[1]!.toLowerCase() !== 'urn') {
-    const namespace = CURIE_PREFIXES[m[1]!];
-    if (namespace === undefined) return { problem: `unknown prefix ${JSON.stringify(`${m[1]}:`)} (expected an IRI or one of ${PREFIX_LIST})` };
-    if (!LOCAL_NAME.test(m[2]!)) return { problem: `the local name after "${m[1]}:" may hold only A-Z a-z 0-9 _ . ~ - (expected e.g. "${m[1]}:Service")` };
-    iri = namespace + m[2]!;
-  }
-  const problem = iriProblem(iri);
-  return problem === undefined ? { iri } : { problem: `is not a valid absolute IRI: ${problem}` };
-}
+/** Expands a CURIE field value; see {@link expandCurie}. */
+export const expandIri = expandCurie;
 
 /** Problem with a workflow or state-property name, checked by `assertName`. */
 export function nameProblem(value: string): string | undefined {

@@ -24,7 +24,7 @@ describe('CLI CURIEs', () => {
         return undefined;
       })();
       expect(error).toBeInstanceOf(UsageError);
-      expect((error as Error).message).toMatch(/^--resource .* is not a valid absolute IRI: .*\(expected an absolute IRI or a CURIE with one of the prefixes cfc:, svc:, mes:, .*plant:\)$/u);
+      expect((error as Error).message).toMatch(/^--resource ".*" (is not a valid absolute IRI|the local name).*\(expected an absolute IRI or a CURIE with one of the prefixes cfc:, svc:, mes:, .*plant:\)$/u);
     }
   });
 

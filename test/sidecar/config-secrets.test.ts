@@ -1,8 +1,6 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { ValueError } from '../../src/errors.js';
+import { describe, expect, it } from '@jest/globals';
+import { configFixture } from './support/config-fixture.js';
+import { join } from 'node:path';
 import { LIMITS } from '../../src/limits.js';
 import {
   describeConfig,
@@ -12,30 +10,7 @@ import {
   type SidecarConfig,
 } from '../../src/sidecar/config.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'sm-config-secrets-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
-
-const load = (options: LoadSidecarConfigOptions = {}): Promise<SidecarConfig> => loadSidecarConfig({ env: {}, cwd: dir, ...options });
-
-/** The problem lines of the ValueError a load throws; checks the message's shape on the way. */
-async function problems(options: LoadSidecarConfigOptions): Promise<string[]> {
-  const error = await load(options).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValueError);
-  const [head, ...lines] = (error as ValueError).message.split('\n');
-  expect(head).toMatch(/^invalid sidecar configuration \(\d+ problems?\):$/u);
-  for (const line of lines) expect(line.startsWith('  - ')).toBe(true);
-  return lines.map((line) => line.slice(4));
-}
+const { dir, write, load, problems } = configFixture('sm-config-secrets-');
 
 const R = 'https://example.org/plant#door1';
 

@@ -1,8 +1,7 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { ValueError } from '../../src/errors.js';
+import { describe, expect, it } from '@jest/globals';
+import { configFixture } from './support/config-fixture.js';
+import { CURIE_PREFIXES } from '../../src/iri/curie.js';
+import { join } from 'node:path';
 import { LIMITS } from '../../src/limits.js';
 import {
   CONFIG_ENV_VARS,
@@ -15,30 +14,7 @@ import {
 } from '../../src/sidecar/config.js';
 import { DEFAULT_DATA_GRAPH, PLANT, svc } from '../../src/vocab/index.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'sm-config-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function write(name: string, text: string): string {
-  const path = join(dir, name);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
-
-const load = (options: LoadSidecarConfigOptions = {}): Promise<SidecarConfig> => loadSidecarConfig({ env: {}, cwd: dir, ...options });
-
-/** The problem lines of the ValueError a load throws; checks the message's shape on the way. */
-async function problems(options: LoadSidecarConfigOptions): Promise<string[]> {
-  const error = await load(options).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValueError);
-  const [head, ...lines] = (error as ValueError).message.split('\n');
-  expect(head).toMatch(/^invalid sidecar configuration \(\d+ problems?\):$/u);
-  for (const line of lines) expect(line.startsWith('  - ')).toBe(true);
-  return lines.map((line) => line.slice(4));
-}
+const { dir, write, load, problems } = configFixture('sm-config-');
 
 const R = 'https://example.org/plant#door1';
 const doorWorkflow = { name: 'open', capabilityClass: 'plant:DoorOpeningCapability', workflowClass: 'plant:OpenDoorWorkflow', path: '/open' };
@@ -177,7 +153,7 @@ describe('loadSidecarConfig CURIEs and IRIs', () => {
   it('should name an unknown prefix, the field and the file', async () => {
     const file = write('door1.yaml', `resource: ${R}\ndevice: { socket: /run/d.sock }\nworkflows:\n  - { name: open, capabilityClass: "plnt:DoorOpeningCapability", workflowClass: plant:OpenDoorWorkflow, path: /open }\n`);
     expect(await problems({ file })).toEqual([
-      `config file ${file}: workflows[0].capabilityClass: unknown prefix "plnt:" (expected an IRI or one of svc:, cfc:, mes:, plant:) (got "plnt:DoorOpeningCapability")`,
+      `config file ${file}: workflows[0].capabilityClass: unknown prefix "plnt:" (expected an IRI or one of ${Object.keys(CURIE_PREFIXES).map((p) => `${p}:`).join(', ')}) (got "plnt:DoorOpeningCapability")`,
     ]);
   });
 
