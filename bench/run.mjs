@@ -3,6 +3,7 @@
 const all = {
   ogm: () => import('./ogm.bench.mjs'),
   registration: () => import('./registration.bench.mjs'),
+  sidecar: () => import('./sidecar.bench.mjs'),
 };
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(all);
 for (const name of names) {
