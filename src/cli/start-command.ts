@@ -74,7 +74,7 @@ async function loadConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Promise<Si
 }
 
 function daemonLogger(config: SidecarConfig): Logger {
-  return createLogger({ destination: 2, level: config.log.level, ...(config.log.pretty !== undefined && { pretty: config.log.pretty }), base: { resource: config.resource } });
+  return createLogger({ destination: 2, level: config.log.level, ...(config.log.pretty !== undefined && { pretty: config.log.pretty }) });
 }
 
 /** Resolves when `signal` aborts. */
@@ -90,7 +90,15 @@ export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal):
   const config = await loadConfig(flags, io.env);
   const logger = daemonLogger(config);
   logger.info({ config: describeConfig(config) }, 'configuration loaded');
-  const sidecar = await startSidecar(config, { logger, signal: stop });
+  const sidecar = await startSidecar(config, { logger, signal: stop }).catch((error: unknown) => {
+    // A signal during start-up (typically while waiting for the store) is a stop, not a
+    // failure: exit 0, as documented; startSidecar has undone what it started.
+    if (!stop.aborted) throw error;
+    logger.info({ reason: String(stop.reason), err: error }, 'stopped during start-up; nothing stays registered');
+    logger.flush();
+    return undefined;
+  });
+  if (sidecar === undefined) return;
   io.stdout.write(`${JSON.stringify({ service: sidecar.middleware.serviceIri, address: sidecar.middleware.address, localApi: sidecar.localApi?.url })}\n`);
   await aborted(stop);
   logger.info({ reason: String(stop.reason) }, 'shutting down');

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
 import { provisionOntology } from '../ontology/provision.js';
-import { openEmbeddedStore } from '../store/embedded-store.js';
 import { serveSparql, type SparqlServer } from '../store/sparql-server.js';
 import { UsageError } from './exit-codes.js';
 import { cliLogger, integerFlag, logLevelOption } from './flags.js';
@@ -56,6 +55,7 @@ export async function runStoreServe(options: StoreServeOptions, io: CliIo, stop:
   if (token === undefined && where.socketPath === undefined && !LOOPBACK.has(where.host)) {
     throw new UsageError(`--host ${where.host} is not loopback: serving the store beyond this machine needs --token-file`);
   }
+  const { openEmbeddedStore } = await import('../store/embedded-store.js');
   const store = await openEmbeddedStore({ ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), logger });
   let server: SparqlServer | undefined;
   try {

@@ -60,9 +60,13 @@ export async function readOperation(ogm: OGM, operationIri: string, options: Gra
   return snapshot;
 }
 
+// First pause between reads while waiting; short work is usually done by then.
+const FIRST_POLL_MS = 5;
+
 /**
- * Resolves with the Operation's snapshot once it is `done` or `failed`, re-reading every
- * `LIMITS.operationPollMs`.
+ * Resolves with the Operation's snapshot once it is `done` or `failed`, re-reading after 5 ms,
+ * then twice as long each time up to `LIMITS.operationPollMs` (short work is seen quickly, long
+ * work costs few reads).
  * @throws OperationTimeoutError (504) when it is not terminal within `timeoutMs`.
  * @throws OperationResolutionError when the Operation does not exist (or was reverted).
  * @example const { status, result } = await waitForOperation(ogm, operationIri, { timeoutMs: 5000 });
@@ -71,6 +75,7 @@ export async function waitForOperation(ogm: OGM, operationIri: string, options: 
   const timeoutMs = options.timeoutMs ?? LIMITS.longPollMaxMs;
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) throw new ValueError(`timeoutMs must be a number of milliseconds >= 0, got ${preview(timeoutMs)}`);
   const deadline = Date.now() + timeoutMs;
+  let pause = FIRST_POLL_MS;
   for (;;) {
     options.signal?.throwIfAborted();
     const snapshot = await readOperation(ogm, operationIri, options);
@@ -78,6 +83,7 @@ export async function waitForOperation(ogm: OGM, operationIri: string, options: 
     if ((TERMINAL_STATUSES as readonly string[]).includes(snapshot.status)) return snapshot;
     const left = deadline - Date.now();
     if (left <= 0) throw new OperationTimeoutError(`Operation <${operationIri}> is still '${snapshot.status}' after ${timeoutMs} ms`);
-    await sleep(Math.min(LIMITS.operationPollMs, left), options.signal);
+    await sleep(Math.min(pause, left), options.signal);
+    pause = Math.min(pause * 2, LIMITS.operationPollMs);
   }
 }

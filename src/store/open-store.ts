@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ValueError } from '../errors.js';
-import { openEmbeddedStore } from './embedded-store.js';
 import { openRemoteStore } from './remote-store.js';
 import type { TripleStore } from './triple-store.js';
 
@@ -27,10 +26,11 @@ export type StoreSpec =
  */
 export async function openStore(spec: StoreSpec): Promise<TripleStore> {
   switch (spec.kind) {
+    // Oxigraph (WASM, ~14 MB resident) is loaded only by processes that use the embedded store.
     case 'memory':
-      return openEmbeddedStore({});
+      return (await import('./embedded-store.js')).openEmbeddedStore({});
     case 'embedded':
-      return openEmbeddedStore({ dataDir: spec.dataDir });
+      return (await import('./embedded-store.js')).openEmbeddedStore({ dataDir: spec.dataDir });
     case 'remote': {
       const { kind: _kind, ...options } = spec;
       return openRemoteStore(options);
