@@ -88,9 +88,11 @@ function aborted(signal: AbortSignal): Promise<void> {
  */
 export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal): Promise<void> {
   const config = await loadConfig(flags, io.env);
-  const logger = daemonLogger(config);
+  const root = daemonLogger(config);
+  // Bound here, not on the root: the middleware binds `resource` to its own lines itself.
+  const logger = root.child({ resource: config.resource });
   logger.info({ config: describeConfig(config) }, 'configuration loaded');
-  const sidecar = await startSidecar(config, { logger, signal: stop }).catch((error: unknown) => {
+  const sidecar = await startSidecar(config, { logger: root, signal: stop }).catch((error: unknown) => {
     // A signal during start-up (typically while waiting for the store) is a stop, not a
     // failure: exit 0, as documented; startSidecar has undone what it started.
     if (!stop.aborted) throw error;

@@ -65,9 +65,17 @@ function aborted(signal: AbortSignal): Promise<void> {
 /** `watchdog`: a watchdog-mode middleware on the configured store, until `stop` aborts. */
 export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSignal): Promise<void> {
   const config = await loadConfig(flags, io.env);
-  const logger = createLogger({ destination: 2, level: config.log.level, base: { component: 'watchdog' } });
+  // The middleware binds its own `component`; binding one on the root too would repeat the key.
+  const root = createLogger({ destination: 2, level: config.log.level });
+  const logger = root.child({ component: 'watchdog' });
   logger.info({ config: describeConfig(config) }, 'configuration loaded');
-  const store = await openConfiguredStore(config, logger, stop);
+  const store = await openConfiguredStore(config, logger, stop).catch((error: unknown) => {
+    // A signal while waiting for the store is a stop, not a failure: exit 0, as documented.
+    if (!stop.aborted) throw error;
+    logger.info({ reason: String(stop.reason), err: error }, 'stopped before the store answered');
+    return undefined;
+  });
+  if (store === undefined) return;
   try {
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     const mw = new SemanticMiddleware({
@@ -80,7 +88,7 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
       sweepInterval: config.sweepInterval,
       activityFeed: config.activityFeed,
       activityCapacity: config.activityCapacity,
-      logger,
+      logger: root,
     });
     if (flags.once) {
       io.stdout.write(`${JSON.stringify(await mw.sweep())}\n`);

@@ -166,6 +166,7 @@ export class Lifecycle {
     ctx.registered = false;
     try {
       await deregisterService(ctx.ogm, ctx.serviceIri, ctx.graph);
+      ctx.logger.info({ service: ctx.serviceIri }, 'Service deregistered');
       ctx.record('deregistered', { service: ctx.serviceIri });
     } catch (error) {
       ctx.logger.error({ err: error, service: ctx.serviceIri }, 'could not deregister at stop; a watchdog sweep will remove the Service once its heartbeat is stale');

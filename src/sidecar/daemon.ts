@@ -12,7 +12,7 @@ import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
 import type { TripleStore } from '../store/triple-store.js';
-import { startLocalApi, type LocalApi, type LocalApiListen } from './local-api.js';
+import { clearStaleSocket, startLocalApi, type LocalApi, type LocalApiListen } from './local-api.js';
 import type { SidecarConfig } from './config-types.js';
 import { openConfiguredStore } from './store-startup.js';
 
@@ -27,6 +27,7 @@ export interface Sidecar {
 
 /** Options of {@link startSidecar}. */
 export interface StartSidecarOptions {
+  /** The root logger; the daemon's own lines add `resource`, the middleware's add theirs. */
   logger: Logger;
   /** Aborts the start-up (its store retries included), e.g. on SIGTERM. */
   signal?: AbortSignal;
@@ -64,11 +65,16 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceTranspor
 }
 
 async function startParts(config: SidecarConfig, mw: SemanticMiddleware, logger: Logger): Promise<LocalApi | undefined> {
+  const api = config.localApi;
+  // Checked before anything is registered: a second sidecar given a live socket's path must fail
+  // before its start-up reclaims the first one's running Operations as orphaned.
+  if (api !== false && 'socket' in api) {
+    await mkdir(dirname(api.socket), { recursive: true, mode: 0o700 });
+    await clearStaleSocket(api.socket);
+  }
   await mw.start();
   logger.info({ service: mw.serviceIri, address: mw.address }, 'sidecar registered');
-  if (config.localApi === false) return undefined;
-  const api = config.localApi;
-  if ('socket' in api) await mkdir(dirname(api.socket), { recursive: true, mode: 0o700 });
+  if (api === false) return undefined;
   const listen: LocalApiListen = 'socket' in api ? { socket: api.socket } : { port: api.port, token: api.token };
   return startLocalApi({ middleware: mw, listen, logger: logger.child({ component: 'local-api' }) });
 }
@@ -82,16 +88,18 @@ async function startParts(config: SidecarConfig, mw: SemanticMiddleware, logger:
  * process.once('SIGTERM', () => void sidecar.stop());
  */
 export async function startSidecar(config: SidecarConfig, options: StartSidecarOptions): Promise<Sidecar> {
-  const logger = options.logger;
+  // The middleware binds `resource` to its own lines; the daemon's lines get it here, so that no
+  // line carries the key twice (log stores such as Elasticsearch refuse duplicate keys).
+  const logger = options.logger.child({ resource: config.resource });
   const store = await openConfiguredStore(config, logger, options.signal);
   let device: DeviceTransport | undefined;
   let mw: SemanticMiddleware | undefined;
   try {
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     device = deviceTransport(config, logger);
-    mw = buildMiddleware(config, ogm, device, logger);
-    const localApi = await startParts(config, mw, logger);
-    return sidecarHandle(mw, store, device, localApi);
+    const middleware = (mw = buildMiddleware(config, ogm, device, options.logger));
+    const localApi = await startParts(config, middleware, logger);
+    return sidecarHandle({ middleware, store, device, localApi });
   } catch (err) {
     await mw?.stop().catch((e: unknown) => logger.warn({ err: e }, 'stopping after a failed start failed'));
     await device?.close().catch(() => undefined);
@@ -100,7 +108,15 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
   }
 }
 
-function sidecarHandle(middleware: SemanticMiddleware, store: TripleStore, device: DeviceTransport | undefined, localApi: LocalApi | undefined): Sidecar {
+interface SidecarParts {
+  middleware: SemanticMiddleware;
+  store: TripleStore;
+  device: DeviceTransport | undefined;
+  localApi: LocalApi | undefined;
+}
+
+function sidecarHandle(parts: SidecarParts): Sidecar {
+  const { middleware, store, device, localApi } = parts;
   let stopping: Promise<void> | undefined;
   const stopAll = async (): Promise<void> => {
     await localApi?.close();

@@ -5,10 +5,11 @@
  * workpiece over in two steps. It is never exposed northbound.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, lstat, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import express, { type RequestHandler } from 'express';
-import { ValueError } from '../errors.js';
+import { RuntimeError, ValueError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import { createErrorHandler, notFound } from '../middleware/http/error-handler.js';
@@ -89,8 +90,37 @@ function urlOf(server: Server, target: LocalApiListen): string {
   return `http://${target.host ?? '127.0.0.1'}:${port}`;
 }
 
+function socketIsLive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path, () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.on('error', () => resolve(false));
+  });
+}
+
 /**
- * Starts the local API. A Unix socket is created owner-only (0600), replacing a stale file.
+ * Makes way for the local API's socket: removes a socket file a dead process left behind, but
+ * never a socket some process still listens on (a second sidecar configured with the same path
+ * would take the first one's local API) and never a file that is not a socket.
+ * @throws RuntimeError when a process listens on `path`; ValueError when `path` is another kind of file.
+ * @example await clearStaleSocket('/run/semantic-sidecar/door1/local.sock');
+ */
+export async function clearStaleSocket(path: string): Promise<void> {
+  const info = await lstat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (info === undefined) return;
+  if (!info.isSocket()) throw new ValueError(`the local API socket path ${path} exists and is not a socket; refusing to replace it (set localApi.socket to another path)`);
+  if (await socketIsLive(path)) throw new RuntimeError(`a process already listens on the local API socket ${path}: is another sidecar running with this localApi.socket?`);
+  await rm(path, { force: true });
+}
+
+/**
+ * Starts the local API. A Unix socket is created owner-only (0600), replacing a stale socket
+ * file (see {@link clearStaleSocket}).
  * @example
  * const api = await startLocalApi({ middleware: mw, listen: { socket: '/run/semantic-sidecar/door1.sock' }, logger });
  * // curl --unix-socket /run/semantic-sidecar/door1.sock -d '{"capabilityClass":"…","operationClass":"…"}' http://local/operations
@@ -99,7 +129,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   const handovers = new HandoverSessions((o, body) => options.middleware.handover(o, body), options.handoverTtlMs);
   const server = createServer(buildApp(options, handovers));
   const target = options.listen;
-  if ('socket' in target) await rm(target.socket, { force: true });
+  if ('socket' in target) await clearStaleSocket(target.socket);
   const umask = process.umask(0o177);
   try {
     await listen(server, target);

@@ -59,6 +59,6 @@ export function createApp(surface: HttpSurface, options: AppOptions = {}): expre
     maxBufferedBytes: options.activityMaxBufferedBytes ?? LIMITS.activityStreamMaxBufferedBytes,
   });
   app.use(notFound);
-  app.use(createErrorHandler(surface.logger.child({ component: 'http' })));
+  app.use(createErrorHandler(surface.logger));
   return app;
 }
