@@ -87,7 +87,7 @@ describe('createApp: root, probes, unknown routes', () => {
     await (await fetch(`${served.url}/workflows/boom/execute`, { method: 'POST' })).text();
     const refused = lines.filter((l) => l.msg === 'request refused');
     const failed = lines.filter((l) => l.msg === 'request failed');
-    expect(refused).toEqual([expect.objectContaining({ level: 20, status: 404, path: '/nope', component: 'http' })]);
+    expect(refused).toEqual([expect.objectContaining({ level: 20, status: 404, path: '/nope' })]);
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ level: 50, status: 500, path: '/workflows/boom/execute', err: { message: 'gripper jammed' } });
   });
