@@ -25,7 +25,8 @@ export function percentile(values, p) {
 /** One row of a result table. */
 export function row(name, ms, extra = {}) {
   for (const [k, v] of Object.entries(extra)) if (typeof v === 'number') extra[k] = round(v);
-  return { name, n: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), ...extra };
+  const p = (q) => round(percentile(ms, q));
+  return { name, n: ms.length, p50_ms: p(50), p95_ms: p(95), p99_ms: p(99), ...extra };
 }
 
 export function round(x) {
@@ -48,12 +49,17 @@ const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 
 /**
  * N-Triples of `count` registered resources, each with one controller Service (address,
- * heartbeat), one Workflow realizing one Capability, as registration writes them.
+ * heartbeat), one Workflow realizing one Capability, as registration writes them, and
+ * `queuedPerResource` queued Operations. `heartbeatAt(i)` and `queuedAt(i)` override the
+ * heartbeat and the number of queued Operations of resource `i` (to interleave stale ones).
  */
-export function plantNTriples(count, heartbeat = new Date(), { from = 0, queuedPerResource = 0 } = {}) {
+export function plantNTriples(count, heartbeat = new Date(), { from = 0, queuedPerResource = 0, heartbeatAt, queuedAt } = {}) {
   const lines = [];
-  const t = `"${heartbeat.toISOString()}"^^<http://www.w3.org/2001/XMLSchema#dateTime>`;
+  const literal = (date) => `"${date.toISOString()}"^^<http://www.w3.org/2001/XMLSchema#dateTime>`;
+  const fixed = literal(heartbeat);
   for (let i = from; i < from + count; i++) {
+    const t = heartbeatAt ? literal(heartbeatAt(i)) : fixed;
+    const queued = queuedAt ? queuedAt(i) : queuedPerResource;
     const r = `${PLANT}res${i}`;
     const s = `${r}_service_http_c__s__s_10_d_0_d_0_d_1_c_${8000 + (i % 1000)}`;
     const w = `${s}_workflow_open`;
@@ -71,7 +77,7 @@ export function plantNTriples(count, heartbeat = new Date(), { from = 0, queuedP
       `<${r}> <${RDF_TYPE}> <${PLANT}Door> .`,
       `<${r}> <${CFC}hasCapability> <${c}> .`,
     );
-    for (let k = 0; k < queuedPerResource; k++) {
+    for (let k = 0; k < queued; k++) {
       const op = `${PLANT}OpenDoorOperation_op_${String(i).padStart(8, '0')}${String(k).padStart(4, '0')}`;
       lines.push(
         `<${op}> <${RDF_TYPE}> <${PLANT}OpenDoorOperation> .`,

@@ -10,8 +10,11 @@ import { concat, S } from './service-queries.js';
  * `liveness_` so they never capture a caller's variable (inside `NOT EXISTS` a variable bound
  * outside would be substituted).
  *
- * Timestamps are compared as `xsd:dateTime` against a cutoff literal, so an untyped heartbeat
- * (a plain string) never matches a comparison: as in the Python reference, it is never stale.
+ * Timestamps are compared as `xsd:dateTime` against a cutoff literal. A heartbeat that cannot be
+ * compared (an untyped string) counts as fresh, as in the Python reference, whose comparison
+ * never matches it: such a Service is never stale, so never swept, so it survives. The pieces
+ * say so with `COALESCE(?hb >= cutoff, true)`, which both stores evaluate alike (Oxigraph raises
+ * a type error, Virtuoso compares the string as greater).
  */
 
 const address = namedNode(svc.address);
@@ -23,57 +26,60 @@ export function staleCutoff(now: Date, maxAgeSeconds: number): Date {
 }
 
 /**
- * Binds `service` to every stale Service: one that carries `svc:address` and has no
- * `svc:lastHeartbeat` or one older than `cutoff`. Measured on the embedded store with 10,000
- * Services (query alone, medians of two runs on a busy machine): this `OPTIONAL` +
- * `!bound(..) || ..` form 19-23 ms with none stale, 22-38 ms with 1,000 and 51-85 ms with all
- * 10,000 stale; a UNION of the two cases (each starting from its own predicate) 20-30, 27-29 and
- * 107-112 ms; `FILTER NOT EXISTS { heartbeat >= cutoff }` 18-24, 28-37 and 51-80 ms, but it
- * counts an untyped heartbeat as stale. Every form scans the Services' addresses or heartbeats
- * once (the store indexes no literal ranges); DESIGN §1's 1.9 s for the `OPTIONAL` form came
- * from the WASM term garbage that the JSON result format now avoids.
+ * Binds `service` to every stale Service: one that carries `svc:address` and no heartbeat at or
+ * after `cutoff` (none at all, or only older ones). Written as a scan of the addresses `MINUS`
+ * the fresh heartbeats, a hash anti-join on Oxigraph. Measured on the embedded store with 10,000
+ * Services, 1,000 of them stale (query alone, medians, round-robin on a busy machine): this form
+ * 17-24 ms; `OPTIONAL { heartbeat } FILTER(!bound(..) || .. < cutoff)` 22-34 ms; a UNION of
+ * "old heartbeat" and "no heartbeat" 20-31 ms; `FILTER NOT EXISTS { fresh heartbeat }` 21-34 ms.
+ * Every form scans the Services' addresses or heartbeats once: the store indexes no literal
+ * ranges. Must not be placed after patterns that bind `?liveness_heartbeat`.
  */
 export function staleServicePattern(service: Variable, cutoff: Date): SparqlFragment {
   return sparql`${service} ${address} ?liveness_address .
-    OPTIONAL { ${service} ${lastHeartbeat} ?liveness_heartbeat . }
-    FILTER(!BOUND(?liveness_heartbeat) || ?liveness_heartbeat < ${dateTimeLiteral(cutoff)})`;
+    MINUS { ${service} ${lastHeartbeat} ?liveness_heartbeat . FILTER(COALESCE(?liveness_heartbeat >= ${dateTimeLiteral(cutoff)}, true)) }`;
 }
 
 /**
- * Holds for an already bound `service` that is still stale at `cutoff`: it carries
- * `svc:address` and no heartbeat at or after `cutoff`. The re-check a sweep's deregistration
- * carries, so a Service that heartbeated since the find is left alone.
+ * Holds for an already bound `service` that is still stale at `cutoff` (as in
+ * {@link staleServicePattern}): it carries `svc:address` and no heartbeat at or after `cutoff`.
+ * The re-check a sweep's deregistration carries, so a Service that heartbeated since the find is
+ * left alone. A per-row lookup, cheap for a bound `service`; its leading triple pattern also
+ * gives Virtuoso the start it needs for {@link selfAndParts}.
  */
 export function stillStale(service: Variable, cutoff: Date): SparqlFragment {
   return sparql`${service} ${address} ?liveness_stillAddress .
-    FILTER NOT EXISTS { ${service} ${lastHeartbeat} ?liveness_freshHeartbeat . FILTER(?liveness_freshHeartbeat >= ${dateTimeLiteral(cutoff)}) }`;
-}
-
-/** Binds or checks `service` as a surviving Service: it carries `svc:address` and a heartbeat at or after `cutoff`. */
-export function survivingServicePattern(service: Variable, cutoff: Date): SparqlFragment {
-  return sparql`${service} ${address} ?liveness_survivorAddress . ${service} ${lastHeartbeat} ?liveness_survivorHeartbeat .
-    FILTER(?liveness_survivorHeartbeat >= ${dateTimeLiteral(cutoff)})`;
+    FILTER NOT EXISTS { ${service} ${lastHeartbeat} ?liveness_freshHeartbeat . FILTER(COALESCE(?liveness_freshHeartbeat >= ${dateTimeLiteral(cutoff)}, true)) }`;
 }
 
 /**
- * The per-Operation rule, as a `MINUS`: drops every solution whose `capability` is realized by
- * a surviving Service (see {@link survivingServicePattern}) through one of its Workflows
+ * Binds or checks `service` as a surviving Service: it carries `svc:address` and a heartbeat at
+ * or after `cutoff` (or one that cannot be compared, which is never stale).
+ */
+export function survivingServicePattern(service: Variable, cutoff: Date): SparqlFragment {
+  return sparql`${service} ${address} ?liveness_survivorAddress . ${service} ${lastHeartbeat} ?liveness_survivorHeartbeat .
+    FILTER(COALESCE(?liveness_survivorHeartbeat >= ${dateTimeLiteral(cutoff)}, true))`;
+}
+
+/**
+ * The per-Operation rule: keeps a solution only if no surviving Service (see
+ * {@link survivingServicePattern}) realizes its `capability` through one of its Workflows
  * (`?capability svc:realizedByWorkflow ?w . ?w svc:isWorkflowOf ?survivor`). What is left are
  * the stranded ones: a stale monitor does not drag down its live controller's work, and a
  * surviving monitor that realizes no Workflow does not shield a dead controller's queue.
  *
- * `scope` binds `capability` to the Capabilities worth checking (for example
- * `<resource> cfc:hasCapability ?cap`); it starts the `MINUS` group, which is evaluated on its
- * own, so it must not rely on outer bindings, and its other variables must not occur outside
- * (they would become join keys of the `MINUS`). A `FILTER NOT EXISTS` over the same chain is
- * the textbook form, but Oxigraph evaluates a multi-pattern `NOT EXISTS` without pushing the
- * outer bindings into it: 15-24 s for 1,000 Operations among 10,000 Services, against 25 ms
- * for this scoped `MINUS`.
+ * Place it after the patterns that bind `capability`: it is an `OPTIONAL` over the survivors
+ * of the bound Capability and a group `FILTER(!BOUND(..))`, so the engine looks the survivors
+ * up per candidate. Measured on the embedded store (1,000 Operations among 10,000 Services,
+ * whole failing update): 24 ms, against 47 ms for a `MINUS` that had to be scoped by its own
+ * copy of the candidates (a `MINUS` is evaluated on its own) and 15-24 s for
+ * `FILTER NOT EXISTS` over the chain (Oxigraph does not push the outer bindings into it).
  */
-export function withoutSurvivingRealizer(capability: Variable, scope: SparqlFragment, cutoff: Date): SparqlFragment {
+export function noSurvivingRealizer(capability: Variable, cutoff: Date): SparqlFragment {
   const survivor = variable('liveness_survivor');
-  return sparql`MINUS { ${scope} ${capability} ${namedNode(svc.realizedByWorkflow)} ?liveness_survivorWorkflow .
-    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)} }`;
+  return sparql`OPTIONAL { ${capability} ${namedNode(svc.realizedByWorkflow)} ?liveness_survivorWorkflow .
+    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)} }
+    FILTER(!BOUND(${survivor}))`;
 }
 
 /** `?s` is an Operation still in flight: its `svc:operationStatus` is "queued" or "running". */
@@ -88,22 +94,19 @@ export function inFlightOperation(operation: Variable = S): SparqlFragment {
  * `svc:address` (a Service that heartbeated in time kept it). An Operation of that resource
  * (`?resource cfc:hasCapability ?cap . ?s cfc:implementsCapability ?cap`) is stranded when it is
  * queued or running and no surviving Service realizes its Capability
- * ({@link withoutSurvivingRealizer}, scoped to the swept resources' Capabilities). Starts from
- * the given Services, the most selective part.
+ * ({@link noSurvivingRealizer}). Starts from the given Services, the most selective part, named
+ * once: each `VALUES` block of 1,000 IRIs costs the embedded store a few milliseconds to parse
+ * and join.
  */
 export function strandedOperationsMatch(dead: readonly NamedNodeTerm[], cutoff: Date): SparqlFragment {
   const deadList = concat(dead.map((t) => sparql`${t}`));
   const deadService = variable('liveness_dead');
   const cap = variable('liveness_capability');
-  const isServiceOf = namedNode(svc.isServiceOf);
-  const hasCapability = namedNode(cfc.hasCapability);
-  const scope = sparql`VALUES ?liveness_scopeDead { ${deadList} } ?liveness_scopeDead ${isServiceOf} ?liveness_scopeResource .
-    ?liveness_scopeResource ${hasCapability} ${cap} .`;
   return sparql`VALUES ${deadService} { ${deadList} }
-    ${deadService} ${isServiceOf} ?liveness_resource .
+    ${deadService} ${namedNode(svc.isServiceOf)} ?liveness_resource .
     FILTER NOT EXISTS { ${deadService} ${address} ?liveness_deadAddress }
-    ?liveness_resource ${hasCapability} ${cap} .
+    ?liveness_resource ${namedNode(cfc.hasCapability)} ${cap} .
     ${S} ${namedNode(cfc.implementsCapability)} ${cap} .
     ${inFlightOperation(S)}
-    ${withoutSurvivingRealizer(cap, scope, cutoff)}`;
+    ${noSurvivingRealizer(cap, cutoff)}`;
 }

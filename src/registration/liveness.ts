@@ -7,7 +7,7 @@ import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
 import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch } from './liveness-queries.js';
-import { matchedOnce, S, SVC, serviceAndPartsMatch } from './service-queries.js';
+import { concat, matchedOnce, S, selfAndParts, SVC } from './service-queries.js';
 import { checkDate } from './services.js';
 
 /**
@@ -58,9 +58,14 @@ export async function findStaleServices(ogm: OGM, maxAgeSeconds: number, options
  *    condition is in the WHERE, so the sweep never overwrites a "done" written first, and a later
  *    "done" guarded on "running" does not overwrite the sweep's "failed".
  *
- * Measured on the embedded store with 10,000 Services: 20-30 ms when none is stale (the find
- * alone), 90-100 ms with one stale (the failing commit's old-value patterns dominate: the OGM's
- * bulk update joins them over every typed individual), 230-350 ms with 1,000 stale.
+ * Measured on the embedded store with 10,000 Services, 1,000 of them stale with one queued
+ * Operation each (`npm run bench`, steady state, quiet machine): 75-95 ms in all (find 15-30,
+ * deregistration 18-26, failing 22-35 ms); the first sweep of a process that finds stale
+ * Services runs cold code paths and may take up to 3x as long; the find alone when none is stale.
+ * Folding the find into the deregistration would save one scan but not a request: what an
+ * update changed cannot be read back afterwards (a swept Service looks like any Service
+ * deregistered earlier, whose queued Operations must be kept for its restart), and the failing
+ * step needs exactly the swept ones.
  *
  * Returns the Services found stale in step 1. One that heartbeats in the one round trip between
  * the find and the deregistration is kept reachable and its Operations are kept, but is still in
@@ -77,8 +82,9 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
   const stale = await findStaleServices(ogm, maxAgeSeconds, { now, namedGraph: graph });
   if (stale.length === 0) return [];
   const services = stale.map((s) => namedNode(s));
+  const list = concat(services.map((t) => sparql`${t}`));
   await ogm.commitMatching({
-    match: matchedOnce(serviceAndPartsMatch(services, stillStale(SVC, cutoff))),
+    match: matchedOnce(sparql`VALUES ${SVC} { ${list} } ${stillStale(SVC, cutoff)} ${selfAndParts(S, SVC)}`),
     subjectClass: svc.Service,
     set: { [svc.address]: [], [svc.endpoint]: [] },
     graph,

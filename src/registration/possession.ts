@@ -4,15 +4,22 @@ import { mintPossessionStateIri } from '../iri/mint.js';
 import type { OGM } from '../ogm/ogm.js';
 import { sparql } from '../store/sparql.js';
 import { namedNode, type Term } from '../store/terms.js';
-import { cfc, mes } from '../vocab/terms.js';
+import { cfc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
+import { currentStates, severalStates } from './possession-queries.js';
 
 /**
  * The change-of-possession primitive over Core's reified possession model:
  * `possessor cfc:hasPossessor state` (the spec's low-level atomic append) and
  * `workpiece cfc:hasPossessedWorkpiece state` (exactly one, set and re-pointed through a guarded
  * OGM commit). A new PossessionState is minted for every change; older ones stay as history.
+ * The reads (current possession, complementary abilities) are in `possession-queries.ts` and
+ * re-exported here.
  */
+
+export { counterpartHasComplementaryAbility, currentPossessor, findPossessionState, type CurrentPossession } from './possession-queries.js';
+
+const node = (iri: string): Term => namedNode(iri);
 
 /** Options of {@link createPossession}. */
 export interface CreatePossessionOptions extends GraphOption {
@@ -35,16 +42,6 @@ export interface SwitchPossessionOptions extends GraphOption {
    */
   expectedPossessionState?: string;
 }
-
-/** A workpiece's current possession, as {@link currentPossessor} reads it. */
-export interface CurrentPossession {
-  /** The PossessionState the workpiece's `cfc:hasPossessedWorkpiece` points at. */
-  possessionState: string;
-  /** Every resource linked to that state by `cfc:hasPossessor` (normally one). */
-  possessors: string[];
-}
-
-const node = (iri: string): Term => namedNode(iri);
 
 /**
  * Gives a workpiece that is not possessed yet its first possessor, and returns the new
@@ -117,68 +114,6 @@ export async function switchPossession(ogm: OGM, options: SwitchPossessionOption
   return state;
 }
 
-/**
- * The current PossessionState in which `possessorIri` holds `workpieceIri`, or undefined: the
- * state the workpiece's `cfc:hasPossessedWorkpiece` points at, if the possessor's
- * `cfc:hasPossessor` links to it. Older (history) states never match. One query.
- * @throws ValueError when an IRI is malformed.
- * @example const state = await findPossessionState(ogm, part, plant.robot1);
- */
-export async function findPossessionState(ogm: OGM, workpieceIri: string, possessorIri: string, options?: GraphOption): Promise<string | undefined> {
-  const graph = node(graphOf(ogm, options));
-  const workpiece = node(assertIri(workpieceIri, 'workpieceIri'));
-  const possessor = node(assertIri(possessorIri, 'possessorIri'));
-  const rows = await ogm.db.select(
-    sparql`SELECT ?ps WHERE { GRAPH ${graph} { ${workpiece} ${node(cfc.hasPossessedWorkpiece)} ?ps . ${possessor} ${node(cfc.hasPossessor)} ?ps . } } LIMIT 1`.text,
-  );
-  return rows[0]?.ps?.value;
-}
-
-/**
- * The workpiece's current PossessionState and its possessors, or undefined when it is not
- * possessed. Used by the middleware's handover precondition. One query.
- * @throws ValueError when an IRI is malformed.
- * @throws ValidationError when the workpiece has several current states (written outside the OGM).
- * @example const current = await currentPossessor(ogm, part); // { possessionState, possessors: [robot1] }
- */
-export async function currentPossessor(ogm: OGM, workpieceIri: string, options?: GraphOption): Promise<CurrentPossession | undefined> {
-  const graph = node(graphOf(ogm, options));
-  const workpiece = assertIri(workpieceIri, 'workpieceIri');
-  const rows = await ogm.db.select(
-    sparql`SELECT ?ps ?who WHERE { GRAPH ${graph} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . OPTIONAL { ?who ${node(cfc.hasPossessor)} ?ps . } } }`.text,
-  );
-  const states = [...new Set(rows.map((r) => r.ps!.value))];
-  if (states.length === 0) return undefined;
-  if (states.length > 1) throw severalStates(workpiece, states.length);
-  const possessors = [...new Set(rows.flatMap((r) => (r.who ? [r.who.value] : [])))].sort();
-  return { possessionState: states[0]!, possessors };
-}
-
-/**
- * True iff the counterpart has a `mes:hasHandoverAbility` ability that `modeAbilityIri`
- * `mes:complements`. One ASK.
- *
- * Graphs read: every named graph, for both patterns, so `namedGraph` is accepted but does not
- * narrow this read (as for the TBox read by `assertClassRegistered`). The complements are ontology
- * facts provisioned into the MES module's graph, and a resource's handover abilities are static
- * plant description that may be provisioned with a plant ontology (the example plant's graph) or
- * written into the data graph; a handover must see them wherever they were loaded. Because
- * `mes:complements` is an `owl:SymmetricProperty` and no reasoner runs, either direction of the
- * assertion counts.
- * @throws ValueError when an IRI is malformed.
- * @example await counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.PutAbility); // true
- */
-export async function counterpartHasComplementaryAbility(ogm: OGM, counterpartIri: string, modeAbilityIri: string, options?: GraphOption): Promise<boolean> {
-  graphOf(ogm, options);
-  const counterpart = node(assertIri(counterpartIri, 'counterpartIri'));
-  const mode = node(assertIri(modeAbilityIri, 'modeAbilityIri'));
-  const complements = node(mes.complements);
-  // Most selective first: the counterpart's few abilities, then the complement test on each.
-  return ogm.db.ask(
-    sparql`ASK { GRAPH ?ga { ${counterpart} ${node(mes.hasHandoverAbility)} ?a . } GRAPH ?gc { ${mode} ${complements}|^${complements} ?a . } }`.text,
-  );
-}
-
 interface StateWrite {
   graph: string;
   workpiece: string;
@@ -247,13 +182,6 @@ function askPointsAt(w: StateWrite): string {
   return sparql`ASK { GRAPH ${node(w.graph)} { ${node(w.workpiece)} ${node(cfc.hasPossessedWorkpiece)} ${node(w.state)} . } }`.text;
 }
 
-async function currentStates(ogm: OGM, workpiece: string, graph: string): Promise<string[]> {
-  const rows = await ogm.db.select(
-    sparql`SELECT ?ps WHERE { GRAPH ${node(graph)} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . } }`.text,
-  );
-  return rows.map((r) => r.ps!.value);
-}
-
 /**
  * Checks, before anything is written, that the workpiece exists in the graph typed
  * `cfc:Workpiece` or a subclass (the domain of `cfc:hasPossessedWorkpiece`), so that the commit
@@ -280,9 +208,3 @@ async function assertWorkpiece(ogm: OGM, workpiece: string, graph: string): Prom
   }
 }
 
-function severalStates(workpiece: string, count: number): ValidationError {
-  return new ValidationError(
-    `workpiece <${workpiece}> has ${count} current possession states (cfc:hasPossessedWorkpiece allows exactly 1); the graph was written outside the OGM (rule: max-cardinality)`,
-    { focus: workpiece, property: cfc.hasPossessedWorkpiece, rule: 'max-cardinality' },
-  );
-}

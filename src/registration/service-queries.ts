@@ -1,4 +1,4 @@
-import { SparqlFragment, sparql, variable } from '../store/sparql.js';
+import { SparqlFragment, sparql, type Variable, variable } from '../store/sparql.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { svc, w3 } from '../vocab/terms.js';
 
@@ -51,4 +51,18 @@ export function serviceAndPartsMatch(services: readonly NamedNodeTerm[], conditi
   return sparql`{ VALUES (${S} ${SVC}) { ${pairs} } ${S} ${namedNode(w3.type)} ?serviceType . ${condition} }
     UNION { VALUES ${SVC} { ${list} } ${condition} ${S} ${isWorkflowOf} ${SVC} . }
     UNION { VALUES ${SVC} { ${list} } ${condition} ${S} ${isStatePropertyOf} ${SVC} . }`;
+}
+
+/**
+ * Binds `part` to the already bound `service` itself and to each of its Workflows and
+ * StateProperties: `?part (svc:isWorkflowOf|svc:isStatePropertyOf)? ?service`, a zero-or-one
+ * path whose zero-length match is the Service. The bulk form of {@link serviceAndPartsMatch}
+ * for many Services, named once: measured on the embedded store, deregistering 1,000 stale
+ * Services among 10,000 took 20-29 ms this way against 38-45 ms for the three `VALUES` + UNION
+ * branches. `service` must be bound by a triple pattern placed before this one: Virtuoso 7
+ * evaluates the path as a transitive subquery and, with `service` bound only by a `VALUES` block
+ * of several rows, refuses the query ("transitive start not given").
+ */
+export function selfAndParts(part: Variable, service: Variable): SparqlFragment {
+  return sparql`${part} (${isWorkflowOf}|${isStatePropertyOf})? ${service} .`;
 }

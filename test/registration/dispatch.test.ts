@@ -1,7 +1,7 @@
 import { describe, expect } from '@jest/globals';
 import { OperationResolutionError, ValueError } from '../../src/errors.js';
 import { mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
-import { resolveDispatchTarget, resolveOperationWorkflow } from '../../src/registration/dispatch.js';
+import { FALLBACK_CANDIDATES, FRESH_CANDIDATES, resolveDispatchTarget, resolveOperationWorkflow } from '../../src/registration/dispatch.js';
 import { createOperation } from '../../src/registration/operations.js';
 import { cfc, PLANT, plant } from '../../src/vocab/index.js';
 import { addService, CLOSE_DOOR, deregister, OPEN_DOOR, rejection, storeSuite } from './support/plant-graph.js';
@@ -73,6 +73,22 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     // Within a wider freshness window the old one counts as fresh and still wins.
     expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { freshWithinSeconds: 86_400 })).serviceIri).toBe(old.serviceIri);
   });
+
+  onStore(
+    'should find the one fresh Service behind more stale ones than it samples, registered after it',
+    async () => {
+      const fresh = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8220', heartbeat: ago(5) });
+      // Registered later, so the store meets them first; more than FRESH_CANDIDATES + FALLBACK_CANDIDATES.
+      for (let i = 0; i < FRESH_CANDIDATES + FALLBACK_CANDIDATES + 4; i++) {
+        await addService(ogm(), { resourceIri: PLANT(`deadDoor${i}`), address: `http://127.0.0.1:${8300 + i}`, heartbeat: i % 2 ? null : ago(3600) });
+      }
+      const before = suite.requests();
+      expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(fresh.serviceIri);
+      expect((await resolveDispatchTarget(ogm(), cfc.Capability)).serviceIri).toBe(fresh.serviceIri);
+      expect(suite.requests() - before).toBe(2);
+    },
+    60_000,
+  );
 
   onStore('should refuse when nothing reachable realizes the Capability', async () => {
     await expectUnresolved(resolveDispatchTarget(ogm(), plant.DoorOpeningCapability), escape(plant.DoorOpeningCapability), /svc:address/);

@@ -298,6 +298,70 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     120_000,
   );
 
+  onStore('should remove every endpoint of a swept Service and nothing of a live one', async () => {
+    const robotOpen = mintCapabilityIri(plant.robot1, 'open');
+    const robotState = mintCapabilityIri(plant.robot1, 'state');
+    const dead = await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN, stateCapability: CAP_STATE });
+    const live = await service({ resource: plant.robot1, address: 'http://127.0.0.1:8241', heartbeat: FRESH, workflowCapability: robotOpen, stateCapability: robotState });
+    expect(await sweep()).toEqual([dead]);
+    for (const part of [mintWorkflowIri(dead, 'open'), mintStatePropertyIri(dead, 'state')]) expect(await values(part, svc.endpoint)).toEqual([]);
+    expect(await values(dead, svc.address)).toEqual([]);
+    expect(await values(live, svc.address)).toEqual(['http://127.0.0.1:8241']);
+    expect(await values(mintWorkflowIri(live, 'open'), svc.endpoint)).toEqual(['http://127.0.0.1:8241/workflows/open/execute']);
+    expect(await values(mintStatePropertyIri(live, 'state'), svc.endpoint)).toEqual(['http://127.0.0.1:8241/state/state']);
+  });
+
+  onStore('should count a Service with an untyped heartbeat as surviving: it is never stale, so its sibling’s Operations stay', async () => {
+    await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
+    // A second instance of the resource realizing the same Capability, heartbeat written untyped.
+    const untyped = await service({ address: 'http://127.0.0.1:8242', heartbeat: null, workflowCapability: CAP_OPEN });
+    await suite.store!.update(`INSERT DATA { GRAPH <${G}> { <${untyped}> <${svc.lastHeartbeat}> "${OLD.toISOString()}" } }`);
+    const queued = await operation(CAP_OPEN);
+    expect(await sweep()).toEqual([C]);
+    expect(await values(untyped, svc.address)).toEqual(['http://127.0.0.1:8242']);
+    expect(await statusOf(queued)).toBe('queued');
+  });
+
+  onStore('should keep the queued Operations of a resource deregistered earlier that has nothing stale now', async () => {
+    // door1 shut down cleanly long ago: deregistered, old heartbeat, an Operation left queued for its restart.
+    const earlier = await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
+    await suite.store!.update(`DELETE WHERE { GRAPH <${G}> { <${earlier}> <${svc.address}> ?a } }`);
+    const kept = await operation(CAP_OPEN);
+    const robotCap = mintCapabilityIri(plant.robot1, 'open');
+    const stale = await service({ resource: plant.robot1, address: 'http://127.0.0.1:8243', heartbeat: OLD, workflowCapability: robotCap });
+    const stranded = await operation(robotCap);
+    expect(await sweep()).toEqual([stale]);
+    expect(await statusOf(stranded)).toBe('failed');
+    expect(await statusOf(kept)).toBe('queued');
+    expect(await values(kept, svc.executionResult)).toEqual([]);
+  });
+
+  onStore('(e) should sweep the others but not the one of several stale Services that heartbeats after the find', async () => {
+    const resources = [plant.door1, plant.robot1, `${plant.door1}_third`];
+    const services: string[] = [];
+    const ops: string[] = [];
+    for (const [i, resource] of resources.entries()) {
+      const cap = mintCapabilityIri(resource, 'open');
+      services.push(await service({ resource, address: `http://127.0.0.1:${8251 + i}`, heartbeat: OLD, workflowCapability: cap }));
+      ops.push(await operation(cap));
+    }
+    const interleaving = new InterleavingStore(suite.store!);
+    const watchdog = new OGM({ store: interleaving, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+    await watchdog.tbox();
+    const refreshed = services[1]!;
+    interleaving.hook = () => updateHeartbeat(suite.ogm, refreshed, { timestamp: NOW, namedGraph: G });
+    expect(await sweepStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([...services].sort());
+    expect(interleaving.hook).toBeUndefined();
+    expect(await values(refreshed, svc.address)).toEqual(['http://127.0.0.1:8252']);
+    expect(await values(mintWorkflowIri(refreshed, 'open'), svc.endpoint)).toEqual(['http://127.0.0.1:8252/workflows/open/execute']);
+    expect(await statusOf(ops[1]!)).toBe('queued');
+    for (const k of [0, 2]) {
+      expect(await values(services[k]!, svc.address)).toEqual([]);
+      expect(await values(mintWorkflowIri(services[k]!, 'open'), svc.endpoint)).toEqual([]);
+      expect(await statusOf(ops[k]!)).toBe('failed');
+    }
+  });
+
   onStore('should refuse bad ages, times, reasons and graphs with ValueError and write nothing', async () => {
     await controllerAndMonitor(OLD, OLD);
     const before = await dump();
