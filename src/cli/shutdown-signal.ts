@@ -24,3 +24,23 @@ export function shutdownSignal(logger?: Pick<Logger, 'info'>): { signal: AbortSi
   process.once('SIGINT', onSignal);
   return { signal: controller.signal, dispose };
 }
+
+/** Resolves when `signal` aborts (at once if it already has). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * Runs a long-running command with a {@link shutdownSignal}, removing the signal handlers when
+ * it ends by itself.
+ * @example .action((flags) => untilShutdown((signal) => runStart(flags, io, signal)))
+ */
+export async function untilShutdown<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { signal, dispose } = shutdownSignal();
+  try {
+    return await run(signal);
+  } finally {
+    dispose();
+  }
+}

@@ -6,7 +6,7 @@ import type { SidecarConfig } from '../sidecar/config-types.js';
 import { startSidecar } from '../sidecar/daemon.js';
 import { UsageError } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { shutdownSignal } from './store-command.js';
+import { untilAborted, untilShutdown } from './shutdown-signal.js';
 
 /** Parsed flags of `start`; each maps to one config path. */
 export interface StartFlags {
@@ -77,11 +77,6 @@ function daemonLogger(config: SidecarConfig): Logger {
   return createLogger({ destination: 2, level: config.log.level, ...(config.log.pretty !== undefined && { pretty: config.log.pretty }) });
 }
 
-/** Resolves when `signal` aborts. */
-function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 /**
  * `start`: loads the configuration, starts the sidecar, prints where it is, waits for `stop`
  * and shuts down within the grace period plus a margin.
@@ -102,7 +97,7 @@ export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal):
   });
   if (sidecar === undefined) return;
   io.stdout.write(`${JSON.stringify({ service: sidecar.middleware.serviceIri, address: sidecar.middleware.address, localApi: sidecar.localApi?.url })}\n`);
-  await aborted(stop);
+  await untilAborted(stop);
   logger.info({ reason: String(stop.reason) }, 'shutting down');
   const deadline = config.shutdownGraceMs + 5_000;
   const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`shutdown took longer than ${deadline} ms`)), deadline).unref());
@@ -131,12 +126,5 @@ export function registerStartCommand(program: Command, io: CliIo): void {
     .option('--activity-feed', 'serve GET /activity and /activity/stream')
     .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
     .addHelpText('after', HELP)
-    .action(async (flags: StartFlags) => {
-      const { signal, dispose } = shutdownSignal();
-      try {
-        await runStart(flags, io, signal);
-      } finally {
-        dispose();
-      }
-    });
+    .action((flags: StartFlags) => untilShutdown((signal) => runStart(flags, io, signal)));
 }

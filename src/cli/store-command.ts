@@ -6,7 +6,7 @@ import { serveSparql, type SparqlServer } from '../store/sparql-server.js';
 import { UsageError } from './exit-codes.js';
 import { cliLogger, integerFlag, logLevelOption } from './flags.js';
 import type { CliIo } from './io.js';
-import { shutdownSignal } from './shutdown-signal.js';
+import { untilAborted, untilShutdown } from './shutdown-signal.js';
 
 // Kept importable from here, where the long-running commands first found it.
 export { shutdownSignal } from './shutdown-signal.js';
@@ -63,7 +63,7 @@ export async function runStoreServe(options: StoreServeOptions, io: CliIo, stop:
     server = await serveSparql(store, { ...where, logger, ...(token === undefined ? {} : { token }) });
     io.stdout.write(`${server.url}\n`);
     logger.info({ url: server.url, store: store.description }, 'store serving');
-    await aborted(stop);
+    await untilAborted(stop);
     logger.info({ reason: String(stop.reason) }, 'store stopping');
   } finally {
     await server?.close();
@@ -95,11 +95,6 @@ async function readToken(file: string): Promise<string> {
   return token;
 }
 
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 /** Adds `store serve` to the program. */
 export function registerStoreCommand(program: Command, io: CliIo): void {
   const store = program.command('store').description('run the embedded store for several processes');
@@ -115,12 +110,5 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
     .addOption(new Option('--token-file <file>', 'require the token in this file (its first line) from every client').env('SM_STORE_TOKEN_FILE'))
     .addOption(logLevelOption())
     .addHelpText('after', HELP)
-    .action(async (options: StoreServeOptions) => {
-      const { signal, dispose } = shutdownSignal();
-      try {
-        await runStoreServe(options, io, signal);
-      } finally {
-        dispose();
-      }
-    });
+    .action((options: StoreServeOptions) => untilShutdown((signal) => runStoreServe(options, io, signal)));
 }

@@ -9,7 +9,7 @@ import { openConfiguredStore } from '../sidecar/store-startup.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
 import { UsageError } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { shutdownSignal } from './store-command.js';
+import { untilAborted, untilShutdown } from './shutdown-signal.js';
 
 /** Parsed flags of `watchdog`. */
 export interface WatchdogFlags {
@@ -58,10 +58,6 @@ async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv): Promise
   }
 }
 
-function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 /** `watchdog`: a watchdog-mode middleware on the configured store, until `stop` aborts. */
 export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSignal): Promise<void> {
   const config = await loadConfig(flags, io.env);
@@ -96,7 +92,7 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
     }
     await mw.start();
     io.stdout.write(`${JSON.stringify({ address: mw.address })}\n`);
-    await aborted(stop);
+    await untilAborted(stop);
     await mw.stop();
   } finally {
     await store.close();
@@ -119,12 +115,5 @@ export function registerWatchdogCommand(program: Command, io: CliIo): void {
     .option('--activity-feed', 'serve GET /activity and /activity/stream')
     .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
     .addHelpText('after', HELP)
-    .action(async (flags: WatchdogFlags) => {
-      const { signal, dispose } = shutdownSignal();
-      try {
-        await runWatchdog(flags, io, signal);
-      } finally {
-        dispose();
-      }
-    });
+    .action((flags: WatchdogFlags) => untilShutdown((signal) => runWatchdog(flags, io, signal)));
 }
