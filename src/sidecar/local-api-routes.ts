@@ -54,10 +54,11 @@ function snapshotJson(snapshot: OperationSnapshot): Json {
   return { ...snapshot, timestamp: snapshot.timestamp?.toISOString() };
 }
 
-async function operationStatus(target: LocalApiTarget, iri: string, wait: number): Promise<OperationSnapshot | null> {
+// A long-poll ends with its client: `signal` aborts when the connection closes.
+async function operationStatus(target: LocalApiTarget, iri: string, wait: number, signal: AbortSignal): Promise<OperationSnapshot | null> {
   if (wait > 0) {
     try {
-      return await target.middleware.waitForOperation(iri, { timeoutMs: wait });
+      return await target.middleware.waitForOperation(iri, { timeoutMs: wait, signal });
     } catch (err) {
       if (!(err instanceof OperationTimeoutError)) throw err;
     }
@@ -87,7 +88,9 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
 
   router.get('/operations/status', async (req, res) => {
     const iri = assertIri(req.query.iri, 'iri');
-    const snapshot = await operationStatus(target, iri, waitMs(req));
+    const gone = new AbortController();
+    res.on('close', () => gone.abort(new Error('the client closed the connection')));
+    const snapshot = await operationStatus(target, iri, waitMs(req), gone.signal);
     if (snapshot == null) {
       res.status(404).json({ detail: `no Operation <${iri}> is in the graph (never created, or reverted)` });
       return;
