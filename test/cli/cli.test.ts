@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ONTOLOGY_GRAPHS } from '../../src/vocab/graphs.js';
+import { ensureBuilt } from '../support/build.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'semantic-sidecar.js');
@@ -26,12 +27,8 @@ function logLines(stderr: string): Array<Record<string, unknown>> {
 let dir: string;
 
 beforeAll(async () => {
-  // The launcher runs the built CLI. Other modules of the tree may still have type errors while
-  // they are being written; tsc emits anyway, so only a missing output fails here.
-  spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  // The launcher runs the built CLI; built once for all test files, only when older than src/.
+  await ensureBuilt();
   expect(existsSync(join(root, 'dist', 'cli', 'main.js'))).toBe(true);
   dir = await mkdtemp(join(tmpdir(), 'sm-cli-'));
 }, 120_000);

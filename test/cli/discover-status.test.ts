@@ -59,7 +59,7 @@ async function populate(ogm: OGM): Promise<void> {
 }
 
 beforeAll(async () => {
-  expect(buildCli()).toBe(true);
+  expect(await buildCli()).toBe(true);
   dir = await mkdtemp(join(tmpdir(), 'sm-discover-'));
   dataDir = join(dir, 'store');
   const store = await openEmbeddedStore({ dataDir });

@@ -11,7 +11,7 @@ import { buildCli, cli, logLines, serve } from './support/cli-process.js';
 let dir: string;
 
 beforeAll(async () => {
-  expect(buildCli()).toBe(true);
+  expect(await buildCli()).toBe(true);
   dir = await mkdtemp(join(tmpdir(), 'sm-serve-'));
 }, 120_000);
 

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessGroup } from '../support/sidecar-process.js';
-import { ensureBuilt } from './support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { DOOR1_CONFIG } from './support/cell.js';
 import { startBridge, startSidecar, type BridgeProc, type SidecarProc } from './support/daemons.js';
 import { unixRequest } from './support/unix-http.js';

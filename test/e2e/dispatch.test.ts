@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cfc, plant } from '../../src/vocab/index.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
-import { ensureBuilt } from './support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { requestCli, servedStore, startDoor1, startRobot1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
 import { unixRequest } from './support/unix-http.js';
 

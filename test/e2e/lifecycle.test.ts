@@ -12,7 +12,7 @@ import { readOperation } from '../../src/middleware/operation-watch.js';
 import { SWEEP_REASON } from '../../src/registration/index.js';
 import { plant, svc } from '../../src/vocab/index.js';
 import { ProcessGroup, runCli } from '../support/sidecar-process.js';
-import { ensureBuilt } from './support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { requestCli, servedStore, startDoor1, startRobot1, type CellStore } from './support/cell.js';
 import { startBridge, startWatchdog } from './support/daemons.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createPossession, currentPossessor, findPossessionState, servicesOfResource } from '../../src/registration/index.js';
 import { mes, plant } from '../../src/vocab/index.js';
 import { ProcessGroup, runCli } from '../support/sidecar-process.js';
-import { ensureBuilt } from './support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { ROBOT1_CONFIG, servedStore, startRobot1, type CellResource, type CellStore } from './support/cell.js';
 import { startSidecar } from './support/daemons.js';
 import { unixRequest, type UnixAnswer } from './support/unix-http.js';

@@ -14,7 +14,7 @@ import { OGM } from '../../src/ogm/index.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
 import { DEFAULT_DATA_GRAPH } from '../../src/vocab/defaults.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
-import { ensureBuilt } from './support/build.js';
+import { ensureBuilt } from '../support/build.js';
 import { requestCli, servedStore, startDoor1, type CellStore } from './support/cell.js';
 import { startStore } from './support/daemons.js';
 

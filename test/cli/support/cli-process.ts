@@ -2,17 +2,18 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams, type SpawnSyncRe
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from '../../support/build.js';
 
 /** The project root and the CLI launcher the tests spawn. */
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'semantic-sidecar.js');
 
 /**
- * Builds dist/ for the launcher. Other modules of the tree may still have type errors while
- * they are being written; tsc emits anyway, so only a missing output counts as failure.
+ * Makes sure dist/ is built for the launcher (rebuilt only when older than src/, once for all
+ * test files, so no test file rewrites dist/ while another one runs the CLI).
  */
-export function buildCli(): boolean {
-  spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+export async function buildCli(): Promise<boolean> {
+  await ensureBuilt();
   return existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { ROOT } from '../../support/sidecar-process.js';
+import { ROOT } from './sidecar-process.js';
 
 const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 const LOCK = join(tmpdir(), `semantic-middleware-e2e-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
