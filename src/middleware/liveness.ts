@@ -32,7 +32,8 @@ export async function emitHeartbeat(ctx: MiddlewareContext): Promise<void> {
   }
   if (applied) {
     ctx.logger.trace({ service: serviceIri }, 'heartbeat');
-    ctx.record('heartbeat', { service: serviceIri, time: timestamp.toISOString() });
+    // `at`, not `time`: the feed stamps every entry with its own `time`.
+    ctx.record('heartbeat', { service: serviceIri, at: timestamp.toISOString() });
     return;
   }
   // stop() deregisters after the loop ended; a heartbeat racing it must not bring the Service back.
