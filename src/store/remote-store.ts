@@ -70,6 +70,7 @@ class RemoteSparqlStore implements RemoteStore {
   readonly queryUrl: string;
   readonly updateUrl: string;
   private requests = 0;
+  private retries = 0;
   private closed = false;
   /** Keeps this process within the store's connection limit; see LIMITS.remoteMaxConcurrentRequests. */
   private readonly limiter = new Limiter(LIMITS.remoteMaxConcurrentRequests);
@@ -97,15 +98,16 @@ class RemoteSparqlStore implements RemoteStore {
       updateUrl: this.updateUrl,
       headers: { accept: JSON_RESULTS },
       ...(user !== undefined && password !== undefined && { user, password }),
-      fetch: (input, init) => {
-        this.requests += 1;
-        return send(input, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
-      },
+      fetch: (input, init) => send(input, { ...init, signal: AbortSignal.timeout(this.timeoutMs) }),
     });
   }
 
   get requestCount(): number {
     return this.requests;
+  }
+
+  get retriedRequests(): number {
+    return this.retries;
   }
 
   async select(query: string): Promise<Bindings[]> {
@@ -184,11 +186,13 @@ class RemoteSparqlStore implements RemoteStore {
    * compare-and-set updates collide): the whole request was undone, so sending it again is safe.
    */
   private async exchange(text: string, update: boolean): Promise<string> {
+    this.requests += 1;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.limiter.run(() => this.exchangeOnce(text, update));
       } catch (error) {
         if (!(error instanceof StoreError) || !DEADLOCK.test(error.message) || attempt >= LIMITS.storeDeadlockRetries) throw error;
+        this.retries += 1;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
       }
     }

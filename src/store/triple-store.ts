@@ -25,8 +25,14 @@ export interface LoadOptions {
 export interface TripleStore {
   /** Where the data lives, for logs and errors; never contains credentials. */
   readonly description: string;
-  /** Round trips made so far (a query, an update, a conditional update each count one). */
+  /**
+   * Requests made so far (a query, an update, a conditional update each count one). A request
+   * the store rolled back as a deadlock victim and that was sent again counts once here and once
+   * in `retriedRequests`: this figure is the code path's cost, not the store's contention.
+   */
   readonly requestCount: number;
+  /** Requests sent again after the store rolled them back (remote stores only). */
+  readonly retriedRequests?: number;
   /**
    * True when the store applies a DELETE/INSERT solution whose DELETE template has unbound
    * variables (as SPARQL 1.1 says: only the triples with unbound variables are skipped). Virtuoso

@@ -72,6 +72,21 @@ describe('remote store against loopback servers', () => {
     expect(store.requestCount).toBe(1);
   });
 
+  it('should send a deadlock victim again, counting one request and one retry', async () => {
+    let failures = 2;
+    server = await withServer((_req, _body, res) => {
+      if (failures-- > 0) {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('Virtuoso 40001 Error SR172: Transaction deadlocked');
+      } else json(res, { head: {}, boolean: true });
+    });
+    const store = openRemoteStore({ queryUrl: server.url });
+    expect(await store.ask('ASK {}')).toBe(true);
+    expect(server.requests).toHaveLength(3);
+    expect(store.requestCount).toBe(1);
+    expect(store.retriedRequests).toBe(2);
+  });
+
   it('should give up after timeoutMs on a server that never answers, naming endpoint and timeout', async () => {
     server = await withServer(() => undefined);
     const store = openRemoteStore({ queryUrl: server.url, timeoutMs: 200 });
