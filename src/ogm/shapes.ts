@@ -1,14 +1,22 @@
 import { DataFactory, Store as N3Store } from 'n3';
 import SHACLValidator from 'rdf-validate-shacl';
+import defaultEnvironment from 'rdf-validate-shacl/src/defaultEnv.js';
 import { ValidationError } from '../errors.js';
 import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { sparqlIri } from '../store/terms.js';
 import { RDF, SH } from '../vocab/namespaces.js';
+import type { Quad } from '@rdfjs/types';
+import { CompactDataset } from './compact-dataset.js';
 import type { Tbox } from './tbox.js';
 import type { WriteIntent } from './validate.js';
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
+
+/** The validator's own environment, with datasets that stay small in memory (see CompactDataset). */
+const validatorEnvironment = Object.create(defaultEnvironment, {
+  dataset: { value: (quads?: Iterable<Quad>) => new CompactDataset(quads) },
+}) as typeof defaultEnvironment;
 type RdfjsTerm = ReturnType<typeof namedNode> | ReturnType<typeof literal> | ReturnType<typeof blankNode>;
 
 function toRdfjs(t: Term): RdfjsTerm {
@@ -51,7 +59,7 @@ export class WriteShapes {
       if (p.value === SH('path')) paths.set(s.value, o.value);
     }
     const classPaths = new Set([...shapesWithClass].map((shape) => paths.get(shape)).filter((p): p is string => !!p));
-    const validator = dataset.size > 0 ? new SHACLValidator(dataset) : undefined;
+    const validator = dataset.size > 0 ? new SHACLValidator(dataset, { factory: validatorEnvironment }) : undefined;
     return new WriteShapes(validator, byClass, classPaths);
   }
 
