@@ -1,5 +1,6 @@
 import { Limiter } from '../lib/limiter.js';
 import SimpleClient from 'sparql-http-client/SimpleClient.js';
+import { fetch as undiciFetch } from 'undici';
 import { RuntimeError, StoreError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { dumpPaged } from './remote-dump.js';
@@ -27,7 +28,11 @@ export interface RemoteStoreOptions {
   timeoutMs?: number;
   /** Triples per request in {@link TripleStore.load}. Default {@link LIMITS.remoteLoadChunkTriples}. */
   loadChunkTriples?: number;
-  /** The transport; default the global `fetch`. Injected by tests and by callers that need a proxy. */
+  /**
+   * The transport; default undici's `fetch`. Injected by tests and by callers that need a proxy.
+   * undici's own copy rather than the global one: the sidecar loads undici for device calls
+   * anyway, and the global `fetch` would load Node's internal second copy (about 9 MB).
+   */
   fetch?: typeof fetch;
 }
 
@@ -71,6 +76,7 @@ class RemoteSparqlStore implements RemoteStore {
   readonly updateUrl: string;
   private requests = 0;
   private retries = 0;
+  private failures = 0;
   private closed = false;
   /** Keeps this process within the store's connection limit; see LIMITS.remoteMaxConcurrentRequests. */
   private readonly limiter = new Limiter(LIMITS.remoteMaxConcurrentRequests);
@@ -92,7 +98,7 @@ class RemoteSparqlStore implements RemoteStore {
     const password = options.password ?? query.password ?? update.password;
     // Short "passwords" would blank out ordinary words; those are not worth redacting.
     this.secret = password && password.length >= 4 ? password : undefined;
-    const send = options.fetch ?? globalThis.fetch;
+    const send = options.fetch ?? (undiciFetch as unknown as typeof fetch);
     this.client = new SimpleClient({
       endpointUrl: this.queryUrl,
       updateUrl: this.updateUrl,
@@ -108,6 +114,10 @@ class RemoteSparqlStore implements RemoteStore {
 
   get retriedRequests(): number {
     return this.retries;
+  }
+
+  get failedRequests(): number {
+    return this.failures;
   }
 
   async select(query: string): Promise<Bindings[]> {
@@ -191,7 +201,10 @@ class RemoteSparqlStore implements RemoteStore {
       try {
         return await this.limiter.run(() => this.exchangeOnce(text, update));
       } catch (error) {
-        if (!(error instanceof StoreError) || !DEADLOCK.test(error.message) || attempt >= LIMITS.storeDeadlockRetries) throw error;
+        if (!(error instanceof StoreError) || !DEADLOCK.test(error.message) || attempt >= LIMITS.storeDeadlockRetries) {
+          this.failures += 1;
+          throw error;
+        }
         this.retries += 1;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
       }
