@@ -1,12 +1,24 @@
 // `npm run bench`: runs every benchmark (or those named on the command line) against the built
-// package and writes each result to bench/results/<name>.json.
+// package; each writes bench/results/<name>-<timestamp>.json and <name>-latest.md and prints its
+// table (results.mjs). A benchmark whose checks failed (the load test's audit, a heartbeat-scale
+// correctness check) makes the command exit 1 after the others ran.
 const all = {
   ogm: () => import('./ogm.bench.mjs'),
   registration: () => import('./registration.bench.mjs'),
   sidecar: () => import('./sidecar.bench.mjs'),
+  load: () => import('./load.bench.mjs'),
+  'heartbeat-scale': () => import('./heartbeat-scale.bench.mjs'),
 };
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(all);
 for (const name of names) {
   if (!all[name]) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(all).join(', ')}`);
-  await (await all[name]()).run();
+}
+const failed = [];
+for (const name of names) {
+  const result = await (await all[name]()).run();
+  if (result?.ok === false) failed.push(name);
+}
+if (failed.length > 0) {
+  console.error(`benchmark checks failed: ${failed.join(', ')} (see the tables above)`);
+  process.exitCode = 1;
 }

@@ -36,18 +36,22 @@ export class Children {
     process.once('SIGTERM', this.#onSignal);
   }
 
-  #spawn(args) {
+  #spawn(args, env) {
     // A run that timed out may still be starting things; once stopping began, nothing new starts.
     if (this.#closed) throw new Error(`not starting ${args.join(' ')}: the run is stopping`);
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: env ? { ...process.env, ...env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.#all.push(child);
     return child;
   }
 
-  /** Spawns `script args`; resolves with the child, its first stdout line and the ms that line took. */
-  async daemon(name, args, { script = CLI, onStderrLine } = {}) {
+  /**
+   * Spawns `script args`; resolves with the child, its first stdout line and the ms that line
+   * took. `onStderrLine` sees every stderr line, `onStdoutLine` every stdout line after the
+   * first; `env` is added to this process's environment.
+   */
+  async daemon(name, args, { script = CLI, onStderrLine, onStdoutLine = () => undefined, env } = {}) {
     const started = performance.now();
-    const child = this.#spawn([script, ...args]);
+    const child = this.#spawn([script, ...args], env);
     child.stderr.pipe(createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' }));
     if (onStderrLine) createInterface({ input: child.stderr }).on('line', onStderrLine);
     const lines = createInterface({ input: child.stdout });
@@ -57,7 +61,7 @@ export class Children {
     const [first] = await Promise.race([once(lines, 'line'), exited]);
     exited.catch(() => undefined);
     const startMs = performance.now() - started;
-    lines.on('line', () => undefined); // keep the pipe drained (the bridge logs every request)
+    lines.on('line', onStdoutLine); // also keeps the pipe drained (the bridge logs every request)
     return { child, pid: child.pid, first, startMs };
   }
 

@@ -1,9 +1,9 @@
-// Shared pieces of the benchmarks: timing, percentiles, result tables and files, and a plant of
-// registered Services generated straight into the store.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Shared pieces of the benchmarks: timing, percentiles, result tables and files (written by
+// results.mjs), and a plant of registered Services generated straight into the store.
 import { performance } from 'node:perf_hooks';
+import { writeResults } from './results.mjs';
 
-export const RESULTS_DIR = new URL('./results/', import.meta.url);
+export { RESULTS_DIR } from './results.mjs';
 
 /** Runs `fn` `n` times (after `warmup` untimed runs) and returns per-call milliseconds. */
 export async function timeEach(n, fn, warmup = Math.min(50, n)) {
@@ -33,13 +33,12 @@ export function round(x) {
   return Math.round(x * 1000) / 1000;
 }
 
-/** Prints rows as a table and writes them to bench/results/<name>.json. */
-export function report(name, meta, rows) {
-  console.log(`\n## ${name}`);
-  for (const [k, v] of Object.entries(meta)) console.log(`${k}: ${v}`);
-  console.table(rows);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(new URL(`${name}.json`, RESULTS_DIR), `${JSON.stringify({ name, at: new Date().toISOString(), meta, rows }, null, 2)}\n`);
+/**
+ * Writes rows as bench/results/<name>-<timestamp>.json and <name>-latest.md and prints the
+ * table (see results.mjs); returns what `writeResults` returns.
+ */
+export function report(name, meta, rows, { ok = true } = {}) {
+  return writeResults(name, { meta, rows, ok });
 }
 
 const SVC = 'https://w3id.org/circularfactory/Service#';

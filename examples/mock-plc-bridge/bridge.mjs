@@ -123,8 +123,9 @@ async function readJson(req) {
 }
 
 /** Runs one workflow call: a hang at once; otherwise the delay, then an injected failure or the state change. */
-async function runWorkflow(device, opts, workflow, req, res) {
+async function runWorkflow(device, opts, workflow, req, res, seen) {
   const args = await readJson(req);
+  if (typeof args.operation === 'string') seen.operation = args.operation;
   if (args.hang === true) return; // never answers: the sidecar's timeout must catch this
   await new Promise((resolve) => setTimeout(resolve, opts.delayMs));
   if (typeof args.fail === 'string') return send(res, 500, { detail: args.fail });
@@ -138,11 +139,12 @@ function handler(device, opts) {
   const { workflows, states } = KINDS[opts.kind];
   return async (req, res) => {
     const started = performance.now();
+    const seen = {}; // the Operation a workflow call runs, for the request log line
     const path = new URL(req.url ?? '/', 'http://bridge').pathname;
     const done = () => {
       if (!device.inflight.delete(done)) return;
       const ms = Math.round((performance.now() - started) * 100) / 100;
-      log({ event: 'request', method: req.method, path, status: res.writableFinished ? res.statusCode : null, ms });
+      log({ event: 'request', method: req.method, path, status: res.writableFinished ? res.statusCode : null, ms, ...seen });
     };
     device.inflight.add(done);
     res.on('close', done);
@@ -158,7 +160,7 @@ function handler(device, opts) {
           device.state = KINDS[opts.kind].initial();
           return send(res, 204);
         }
-        return await runWorkflow(device, opts, workflows[name], req, res);
+        return await runWorkflow(device, opts, workflows[name], req, res, seen);
       }
       send(res, 404, { detail: `a ${opts.kind} bridge has no ${req.method} ${path}` });
     } catch (err) {

@@ -21,7 +21,11 @@ describe('mock PLC bridge', () => {
     const bridge = await spawnBridge({ kind: 'conveyor' });
     expect(bridge.lines[0]).toMatchObject({ event: 'listening', kind: 'conveyor', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     const device = openDeviceTransport(bridge.target);
-    await expect(device.request({ method: 'POST', path: '/move', body: { distance: 2.5 }, timeoutMs: 5000 })).resolves.toEqual({ ok: true, belt: { position: 2.5 } });
+    await expect(device.request({ method: 'POST', path: '/move', body: { distance: 2.5, operation: 'urn:op:1' }, timeoutMs: 5000 })).resolves.toEqual({
+      ok: true,
+      belt: { position: 2.5 },
+      operation: 'urn:op:1',
+    });
     await expect(device.request({ method: 'GET', path: '/state/belt', timeoutMs: 5000 })).resolves.toEqual({ position: 2.5, running: false });
     const bad = (await device.request({ method: 'POST', path: '/move', body: { distance: 'far' }, timeoutMs: 5000 }).catch((e: unknown) => e)) as DeviceAnswerError;
     expect([bad.deviceStatus, bad.detail]).toEqual([400, 'distance must be a number, got "far"']);
@@ -36,6 +40,7 @@ describe('mock PLC bridge', () => {
       ['GET', '/move', 405],
     ]);
     expect(requestLines(bridge).every((l) => typeof l.ms === 'number' && typeof l.time === 'string')).toBe(true);
+    expect(requestLines(bridge).map((l) => l.operation)).toEqual(['urn:op:1', undefined, undefined, undefined]);
     expect(bridge.lines.at(-1)).toMatchObject({ event: 'stopped', signal: 'SIGTERM' });
   });
 

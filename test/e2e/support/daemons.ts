@@ -29,6 +29,8 @@ export interface BridgeRequest {
   /** null when the caller gave up before an answer was sent. */
   status: number | null;
   ms: number;
+  /** The Operation a workflow call ran (the body's `operation` field), when it named one. */
+  operation?: string;
 }
 
 /** A running mock PLC bridge. */

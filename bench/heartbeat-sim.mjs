@@ -1,0 +1,119 @@
+// The pieces of the heartbeat-scale simulation: Services registered through the registration
+// library as a sidecar registers them at start, a heartbeat burst, and three concurrent loops
+// for a window of seconds: heartbeats paced at the plant's rate, the watchdog's sweep, and
+// discovery (unpinned and pinned).
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../dist/iri/index.js';
+import { makeServiceReachable, registerService, registerWorkflow, resolveDispatchTarget, sweepStaleServices, updateHeartbeat } from '../dist/registration/index.js';
+import { PLANT, plant } from '../dist/vocab/index.js';
+
+/** Staleness threshold of the sweep and freshness window of discovery: the product's default. */
+export const STALENESS_S = 90;
+
+/**
+ * Registers the Service of resource plant:hbRes<i> as a sidecar does at start: the Service
+ * unreachable, its Workflow and Capability, then address and heartbeat in one commit.
+ */
+export async function registerOne(ogm, i, heartbeat = new Date()) {
+  const resourceIri = PLANT(`hbRes${i}`);
+  // Never called: nothing in the simulation sends a request to a Service's address.
+  const address = `http://127.0.0.1:9/hb/${i}`;
+  const serviceIri = mintServiceIri(resourceIri, address);
+  await registerService(ogm, { resourceIri, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
+  await registerWorkflow(ogm, {
+    resourceIri,
+    serviceIri,
+    workflowIri: mintWorkflowIri(serviceIri, 'open'),
+    workflowClass: plant.OpenDoorWorkflow,
+    capabilityIri: mintCapabilityIri(resourceIri, 'open'),
+    capabilityClass: plant.DoorOpeningCapability,
+    endpoint: buildWorkflowEndpoint(address, 'open'),
+  });
+  await makeServiceReachable(ogm, serviceIri, address, { heartbeat });
+  return { resourceIri, serviceIri };
+}
+
+/** Runs `fn(item)` for every item, `concurrency` at a time; resolves with the seconds it took. */
+export async function pool(items, concurrency, fn) {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * Heartbeats paced at `rate` per second for `seconds`, round-robin over `services`, at most
+ * `concurrency` in flight (an open loop: when the store is slower than the rate, the due
+ * heartbeats pile up and the achieved rate falls behind). Returns the heartbeats completed in
+ * the window, those due, their latencies and the failures.
+ */
+export async function paceHeartbeats(ogm, services, { rate, seconds, concurrency }) {
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const ms = [];
+  const pending = new Set();
+  let [issued, completed, failed, next] = [0, 0, 0, 0];
+  while (performance.now() < end) {
+    const due = Math.floor(((performance.now() - started) / 1000) * rate);
+    while (issued < due && pending.size < concurrency) {
+      const service = services[next++ % services.length];
+      const t = performance.now();
+      issued += 1;
+      const ok = () => {
+        const now = performance.now();
+        ms.push(now - t);
+        if (now <= end) completed += 1;
+      };
+      const p = updateHeartbeat(ogm, service.serviceIri)
+        .then(ok, () => void (failed += 1))
+        .finally(() => pending.delete(p));
+      pending.add(p);
+    }
+    await sleep(10);
+  }
+  await Promise.all(pending);
+  return { completed, due: Math.floor(seconds * rate), ms, failed };
+}
+
+/**
+ * The watchdog's sweep every `everyMs` until `until` (performance.now() time), threshold
+ * {@link STALENESS_S}. Returns each sweep's ms and the Services each swept.
+ */
+export async function sweepLoop(ogm, { everyMs, until }) {
+  const sweeps = [];
+  while (performance.now() < until) {
+    const t = performance.now();
+    const swept = await sweepStaleServices(ogm, STALENESS_S);
+    const ms = performance.now() - t;
+    sweeps.push({ ms, swept });
+    await sleep(Math.max(0, Math.min(everyMs - ms, until - performance.now())));
+  }
+  return sweeps;
+}
+
+/**
+ * Discovery until `until`, alternating unpinned (any door) and pinned (a random live
+ * resource), `pauseMs` apart. Counts wrong answers: a pinned one naming another Service, an
+ * unpinned one naming a stale Service.
+ */
+export async function discoveryLoop(ogm, live, stale, { until, pauseMs = 10 }) {
+  const out = { unpinned: [], pinned: [], wrong: 0, failed: 0 };
+  const staleSet = new Set(stale.map((s) => s.serviceIri));
+  for (let k = 0; performance.now() < until; k++) {
+    const target = k % 2 ? live[Math.floor(Math.random() * live.length)] : undefined;
+    const t = performance.now();
+    try {
+      const found = await resolveDispatchTarget(ogm, plant.DoorOpeningCapability, { targetResource: target?.resourceIri, freshWithinSeconds: STALENESS_S });
+      (target ? out.pinned : out.unpinned).push(performance.now() - t);
+      if (target ? found.serviceIri !== target.serviceIri : staleSet.has(found.serviceIri)) out.wrong += 1;
+    } catch {
+      out.failed += 1;
+    }
+    await sleep(pauseMs);
+  }
+  return out;
+}
