@@ -4,9 +4,9 @@
 // (to the receiver's record, and as a local-API client sees it with a long-poll), throughput with
 // K requesters, proxy overhead against the direct device call, RSS idle and under load, and
 // store requests per Operation (from the store's request log, and exactly, in process).
-// Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_STARTS (5), BENCH_TIMEOUT_S
+// Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_STARTS (5), BENCH_IDLE_S (15), BENCH_TIMEOUT_S
 // (300); SPARQL_ENDPOINT adds the in-process row on that remote store (in a graph dropped after).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +23,23 @@ const STARTS = envInt('BENCH_STARTS', 5);
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT_S', 300) * 1000;
 const IDLE_AIM_MB = 80;
 const PROXY_AIM_MS = 1;
+const IDLE_SETTLE_S = envInt('BENCH_IDLE_S', 15);
+
+/** NODE_OPTIONS as the systemd unit runs a sidecar (the one place the deployed flags are set). */
+async function deployedNodeOptions() {
+  const unit = await readFile(join(ROOT, 'config/systemd/semantic-sidecar@.service'), 'utf8');
+  return /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1]?.trim() ?? '';
+}
+
+/** Median RSS of `pid` over five readings a second apart. */
+async function settledRss(pid) {
+  const readings = [];
+  for (let i = 0; i < 5; i++) {
+    readings.push(await rssMb(pid));
+    await sleep(1000);
+  }
+  return median(readings);
+}
 const LOG_SETTLE_MS = 300;
 
 /** Store requests seen in the log of `store serve --log-level debug`, by kind. */
@@ -45,10 +62,11 @@ async function startPlant(kids, dir) {
   await kids.command(['ontology', 'load', join(ROOT, 'ontology/examples/plant.ttl'), '--store', storeUrl]);
   const doorDevice = join(dir, 'door1-device.sock');
   const bridge = await kids.daemon('door1-bridge', ['--kind', 'door', '--socket', doorDevice, '--delay-ms', '0'], { script: BRIDGE });
+  const env = { NODE_OPTIONS: await deployedNodeOptions() };
   const sidecar = async (name, config, device, extra = []) => {
     const localApi = join(dir, `${name}-local.sock`);
     const args = ['start', '--config', config, '--store', storeUrl, '--port', '0', '--device-socket', device, '--local-api-socket', localApi, ...extra];
-    const started = await kids.daemon(name, args);
+    const started = await kids.daemon(name, args, { env });
     return { ...started, ...JSON.parse(started.first), localApi };
   };
   const startMs = [];
@@ -204,8 +222,9 @@ function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
 async function measure(kids, dir) {
   const plant = await startPlant(kids, dir);
   const { door, robot } = plant;
-  await sleep(2000); // let start-up garbage settle before the idle reading
-  const idle = [await rssMb(door.pid), await rssMb(robot.pid)];
+  // Idle means settled: V8 gives back start-up garbage only after some seconds without work.
+  await sleep(IDLE_SETTLE_S * 1000);
+  const idle = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
   const robotApi = jsonClient({ socketPath: robot.localApi });
   const watch = await activityWatch(door.address);
   try {
@@ -231,7 +250,7 @@ export async function run() {
     const rows = await Promise.race([measure(kids, dir), timeout]);
     const meta = {
       store: '`store serve --memory` on loopback, debug log (counts the requests)',
-      sidecars: 'built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, heartbeat 30 s',
+      sidecars: `built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, heartbeat 30 s, NODE_OPTIONS of the systemd unit; idle RSS is the median of 5 readings after ${IDLE_SETTLE_S} s without work`,
       device: 'mock door bridge on a Unix socket, --delay-ms 0',
       N,
       K,

@@ -1,5 +1,7 @@
-import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
 import { ValueError } from '../errors.js';
+import { tokenProblem } from '../middleware/http/bearer-auth.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import type { OperationSnapshot } from '../middleware/operation-watch.js';
 import { OGM } from '../ogm/index.js';
@@ -20,6 +22,7 @@ export interface RequestFlags {
   timeout: string;
   store: string;
   graph?: string;
+  tokenFile?: string;
   logLevel?: string;
 }
 
@@ -30,6 +33,9 @@ Dispatches one Operation from a shell: finds a reachable receiver of the Capabil
 IRI; with --wait it waits for the outcome and prints it as JSON.
 Exit codes: 0 requested (with --wait: done), 1 no receiver, delivery failed, the Operation
 failed or --timeout passed, 2 usage error.
+A receiver whose HTTP surface requires a token gets the one in --token-file (or
+SIDECAR_OUTGOING_TOKEN_FILE, or SIDECAR_OUTGOING_TOKEN) as "Authorization: Bearer <token>".
+An https:// receiver with a private CA needs NODE_EXTRA_CA_CERTS=<ca.pem>.
 
 Examples:
   $ semantic-sidecar request --capability plant:DoorOpeningCapability --operation-class plant:OpenDoorOperation --store http://127.0.0.1:7878/sparql --wait
@@ -48,6 +54,24 @@ function parseData(text: string | undefined): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
+/** The token for receivers: the first line of `--token-file`, else `SIDECAR_OUTGOING_TOKEN`, else none. */
+async function outgoingToken(file: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  let token = env.SIDECAR_OUTGOING_TOKEN || undefined;
+  let what = 'SIDECAR_OUTGOING_TOKEN';
+  if (file !== undefined) {
+    what = `--token-file ${JSON.stringify(file)}`;
+    try {
+      // Secret files usually end with a newline that is not part of the token.
+      token = (await readFile(file, 'utf8')).split(/\r?\n/u)[0] ?? '';
+    } catch (error) {
+      throw new UsageError(`${what} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { cause: error });
+    }
+  }
+  const problem = token === undefined ? undefined : tokenProblem(token);
+  if (problem !== undefined) throw new UsageError(`${what}: the token ${problem}`);
+  return token;
+}
+
 function outcome(snapshot: OperationSnapshot): Record<string, unknown> {
   return { ...snapshot, timestamp: snapshot.timestamp?.toISOString() };
 }
@@ -61,10 +85,12 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
   const data = parseData(flags.data);
   const timeoutMs = integerFlag(flags.timeout, '--timeout', 1, 86_400) * 1000;
   const logger = cliLogger(flags.logLevel);
+  const token = await outgoingToken(flags.tokenFile, io.env);
   const store = await openStoreFromFlag(flags.store, io.env);
   try {
     const ogm = new OGM({ store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
-    const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger });
+    const outgoingTokens = token === undefined ? null : { default: token };
+    const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger, outgoingTokens });
     const operation = await mw.request({ capabilityClass, operationClass, targetResource }, (draft) => {
       Object.assign(draft.data, data);
     });
@@ -94,6 +120,7 @@ export function registerRequestCommand(program: Command, io: CliIo): void {
     .option('--timeout <seconds>', 'longest wait with --wait', '60')
     .addOption(storeOption())
     .option('--graph <iri>', 'named graph of the instance data')
+    .addOption(new Option('--token-file <file>', "file whose first line is the receiver's bearer token").env('SIDECAR_OUTGOING_TOKEN_FILE'))
     .addOption(logLevelOption())
     .addHelpText('after', HELP)
     .action(async (flags: RequestFlags) => runRequest(flags, io));

@@ -22,6 +22,10 @@ export interface StartFlags {
   deviceUrl?: string;
   deviceSocket?: string;
   localApiSocket?: string;
+  httpTokenFile?: string;
+  httpTlsCertFile?: string;
+  httpTlsKeyFile?: string;
+  outgoingTokenFile?: string;
   activityFeed?: boolean;
   logLevel?: string;
 }
@@ -34,7 +38,8 @@ store in ./.data/<resource> (or $STATE_DIRECTORY) and provisions the bundled ont
 When registered it prints one JSON line on stdout: {"service", "address", "localApi"}; logs are
 JSON lines on stderr. The first signal shuts down gracefully (no new triggers, in-flight work
 drained or failed with a reason, Service deregistered); a second one quits at once.
-Settings: flags > environment > --config file > defaults.
+Settings: flags > environment > --config file > defaults. Tokens and keys are read from files
+(or SIDECAR_HTTP_TOKEN / SIDECAR_OUTGOING_TOKEN), never given as flags.
 Exit codes: 0 stopped by a signal, 1 failed (store, registration, device), 2 bad configuration.
 
 Environment:
@@ -59,6 +64,10 @@ function configFlags(flags: StartFlags): Record<string, unknown> {
     'device.url': flags.deviceUrl,
     'device.socket': flags.deviceSocket,
     'localApi.socket': flags.localApiSocket,
+    'http.tokenFile': flags.httpTokenFile,
+    'http.tlsCertFile': flags.httpTlsCertFile,
+    'http.tlsKeyFile': flags.httpTlsKeyFile,
+    'outgoingTokens.defaultFile': flags.outgoingTokenFile,
     activityFeed: flags.activityFeed,
     'log.level': flags.logLevel,
   };
@@ -123,6 +132,10 @@ export function registerStartCommand(program: Command, io: CliIo): void {
     .addOption(new Option('--device-url <url>', 'base URL of the device bridge').conflicts('deviceSocket'))
     .option('--device-socket <path>', 'Unix socket of the device bridge')
     .option('--local-api-socket <path>', 'Unix socket of the local API for the device')
+    .option('--http-token-file <file>', 'require the bearer token in this file (first line) on the HTTP surface')
+    .option('--http-tls-cert-file <file>', 'PEM certificate: serve HTTPS (with --http-tls-key-file)')
+    .option('--http-tls-key-file <file>', 'PEM private key of the certificate')
+    .option('--outgoing-token-file <file>', 'send the token in this file (first line) with every event trigger')
     .option('--activity-feed', 'serve GET /activity and /activity/stream')
     .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
     .addHelpText('after', HELP)

@@ -35,7 +35,7 @@ export class MiddlewareContext {
     this.graph = { namedGraph: options.namedGraph ?? null };
     this.logger = options.logger.child({ component: 'middleware', mode: options.mode, ...(options.resourceIri ? { resource: options.resourceIri } : {}) });
     this.activity = options.activityFeed ? new ActivityFeed(options.activityCapacity) : undefined;
-    this.addressValue = options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port));
+    this.addressValue = options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
   }
 
   /** The graph every read and write names: `namedGraph`, else the OGM's graph. */
@@ -50,7 +50,7 @@ export class MiddlewareContext {
 
   /** Sets the address from the port actually bound, unless one was configured. */
   bound(port: number): void {
-    this.addressValue = this.options.address ?? defaultAddress(this.options.host, port);
+    this.addressValue = this.options.address ?? defaultAddress(this.options.host, port, this.options.tls !== undefined);
   }
 
   /** The Service IRI, once the address is known (resource mode only). */
@@ -90,8 +90,11 @@ export class MiddlewareContext {
   }
 }
 
-/** `http://{host}:{port}` normalized, with an IPv6 host in brackets. @throws ValueError for a host that makes no URL. */
-export function defaultAddress(host: string, port: number): string {
+/**
+ * `http://{host}:{port}` (`https://` when `secure`) normalized, with an IPv6 host in brackets.
+ * @throws ValueError for a host that makes no URL.
+ */
+export function defaultAddress(host: string, port: number, secure = false): string {
   const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return normalizeHttpAddress(`http://${h}:${port}`, 'address built from host and port');
+  return normalizeHttpAddress(`${secure ? 'https' : 'http'}://${h}:${port}`, 'address built from host and port');
 }

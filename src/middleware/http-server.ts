@@ -1,6 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { sleep } from './loops.js';
+import type { TlsOptions } from './options.js';
 
 /**
  * Listening and closing the HTTP surface's server. Closing stops accepting connections, drops
@@ -9,12 +11,12 @@ import { sleep } from './loops.js';
  */
 
 /**
- * Creates a server for `app` and listens on `host:port` (`0`: any free port); resolves with the
- * server and the port actually bound.
+ * Creates a server for `app` (HTTPS with `tls`, else plain HTTP) and listens on `host:port`
+ * (`0`: any free port); resolves with the server and the port actually bound.
  * @throws the listen error (for example EADDRINUSE), with the server closed.
  */
-export async function listen(app: RequestListener, host: string, port: number): Promise<{ server: Server; port: number }> {
-  const server = createServer(app);
+export async function listen(app: RequestListener, host: string, port: number, tls?: TlsOptions): Promise<{ server: Server; port: number }> {
+  const server = tls === undefined ? createServer(app) : createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error): void => reject(error);
     server.once('error', onError);

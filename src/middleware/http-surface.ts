@@ -22,6 +22,7 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
     live: () => ctx.phase !== 'stopped',
     ready: () => (resource ? registeredAndStoreAnswers(ctx) : storeAnswers(ctx)),
     ...(ctx.activity ? { activity: ctx.activity } : {}),
+    ...(ctx.options.httpToken !== undefined && { token: ctx.options.httpToken }),
     logger: ctx.logger,
   };
 }

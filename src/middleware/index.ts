@@ -25,7 +25,7 @@ export { SemanticMiddleware } from './semantic-middleware.js';
 export { APP_TITLE, APP_WELCOME, RECLAIM_REASON, SHUTDOWN_REASON } from './constants.js';
 export { Mode, MODES, SyncDirection, SYNC_DIRECTIONS } from './mode.js';
 export type { Phase } from './context.js';
-export type { ClassScope, EnsureTransport, FetchFunction, SemanticMiddlewareOptions } from './options.js';
+export type { ClassScope, EnsureTransport, FetchFunction, OutgoingTokens, SemanticMiddlewareOptions, TlsOptions } from './options.js';
 export type { WorkflowOptions, StateOptions } from './registry.js';
 export type { Claimed, ClaimBody } from './claim.js';
 export type { OperationCallback } from './callback-worker.js';

@@ -6,6 +6,7 @@ import type { CallbackWorker } from './callback-worker.js';
 import { SHUTDOWN_REASON } from './constants.js';
 import type { MiddlewareContext } from './context.js';
 import { closeServer, listen } from './http-server.js';
+import { isLoopbackHost } from './http/security-options.js';
 import { emitHeartbeat, sweep } from './liveness.js';
 import { runLoop, sleep } from './loops.js';
 import { Mode } from './mode.js';
@@ -55,11 +56,11 @@ export class Lifecycle {
 
   private async startOnce(): Promise<void> {
     const { ctx } = this;
-    const { host, port, ensureTransport } = ctx.options;
+    const { host, port, ensureTransport, tls } = ctx.options;
     ctx.phase = 'starting';
     adviseOnOptions(ctx);
     await ensureTransport?.(host, port);
-    const bound = await listen(this.app(), host, port);
+    const bound = await listen(this.app(), host, port, tls);
     this.httpServer = bound.server;
     ctx.bound(bound.port);
     try {
@@ -180,5 +181,20 @@ function adviseOnOptions(ctx: MiddlewareContext): void {
   if (connectorRegistry) ctx.logger.info('connectorRegistry given: this package has no semantic connectors, so it is not used');
   if (mode === Mode.RESOURCE && heartbeatInterval !== null && heartbeatInterval >= stalenessThreshold) {
     ctx.logger.warn({ heartbeatInterval, stalenessThreshold }, 'heartbeatInterval is not below stalenessThreshold: sweeps will take this Service for dead between heartbeats');
+  }
+  adviseOnExposure(ctx);
+}
+
+/** Warns when the surface is open to the network without a token, or its address names the wrong scheme. */
+function adviseOnExposure(ctx: MiddlewareContext): void {
+  const { host, httpToken, tls, address } = ctx.options;
+  if (httpToken === undefined && !isLoopbackHost(host)) {
+    ctx.logger.warn(
+      { host },
+      `the HTTP surface listens on ${host}, beyond this machine, without a token: anyone who reaches it can ring the event trigger, run workflows and read state; set httpToken (a sidecar: http.tokenFile or SIDECAR_HTTP_TOKEN_FILE)`,
+    );
+  }
+  if (tls !== undefined && address?.startsWith('http://')) {
+    ctx.logger.warn({ address }, 'the surface serves HTTPS but the registered address starts with http://: callers will fail; register an https:// address');
   }
 }

@@ -24,8 +24,33 @@ export type FetchFunction = (url: string, init: { method: string; headers: Recor
 }>;
 
 /**
+ * Bearer tokens this instance sends when it rings other Services' event triggers: one token
+ * shared by the whole plant (`default`), and tokens of single receivers keyed by their base
+ * address (normalized, so `https://Door1:8443/` and `https://door1:8443` are one key). A
+ * receiver's own entry wins over `default`; a receiver with neither gets no Authorization header.
+ * @example { default: plantToken, byAddress: { 'https://robot1.plant.local:8443': robotToken } }
+ */
+export interface OutgoingTokens {
+  default?: string;
+  byAddress?: Readonly<Record<string, string>>;
+}
+
+/** {@link OutgoingTokens} after validation: addresses normalized. */
+export interface ResolvedOutgoingTokens {
+  readonly default: string | undefined;
+  readonly byAddress: ReadonlyMap<string, string>;
+}
+
+/** Certificate chain and private key of the HTTPS surface, as PEM text (not file names). */
+export interface TlsOptions {
+  cert: string;
+  key: string;
+}
+
+/**
  * Options of `SemanticMiddleware`: the spec's constructor table in camelCase, one object, plus
- * `logger`, `fetch` and `shutdownGraceMs`.
+ * `logger`, `fetch`, `shutdownGraceMs` and the security options `httpToken`, `outgoingTokens`
+ * and `tls`.
  */
 export interface SemanticMiddlewareOptions {
   /** `Mode.RESOURCE` (default), `Mode.WATCHDOG`, or the same as a bare string; `Mode.SERVER` throws. */
@@ -70,6 +95,20 @@ export interface SemanticMiddlewareOptions {
   fetch?: FetchFunction;
   /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */
   shutdownGraceMs?: number;
+  /**
+   * Bearer token every route of the HTTP surface requires except `GET /`, `/favicon.ico`,
+   * `/healthz` and `/readyz` (`Authorization: Bearer <token>`; else 401): at least
+   * `LIMITS.minTokenLength` visible ASCII characters. Default `null`: no authentication, as the
+   * Python reference (a warning is logged when the host is not loopback).
+   */
+  httpToken?: string | null;
+  /** Tokens sent with outgoing event triggers; see {@link OutgoingTokens}. Default none. */
+  outgoingTokens?: OutgoingTokens | null;
+  /**
+   * Serve HTTPS with this certificate and key; the default address is then `https://{host}:{port}`.
+   * Default `null`: plain HTTP.
+   */
+  tls?: TlsOptions | null;
 }
 
 /** The options after validation, with every default applied. */
@@ -98,4 +137,7 @@ export interface ResolvedOptions {
   readonly logger: Logger;
   readonly fetch: FetchFunction;
   readonly shutdownGraceMs: number;
+  readonly httpToken: string | undefined;
+  readonly outgoingTokens: ResolvedOutgoingTokens | undefined;
+  readonly tls: TlsOptions | undefined;
 }

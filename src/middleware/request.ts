@@ -4,6 +4,7 @@ import { assertIri, preview } from '../iri/validate.js';
 import { resolveDispatchTarget } from '../registration/dispatch.js';
 import { createOperation, revertOperation, type OperationData } from '../registration/operations.js';
 import type { MiddlewareContext } from './context.js';
+import { outgoingTokenFor } from './http/security-options.js';
 import { errorText } from './operation-data.js';
 import { deliverTrigger } from './trigger-delivery.js';
 
@@ -69,7 +70,8 @@ export async function request(ctx: MiddlewareContext, options: RequestOptions, b
   await createOperation(ctx.ogm, created);
   const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
   try {
-    await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri);
+    const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
+    await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, { ...(token !== undefined && { token }) });
   } catch (error) {
     log.warn({ err: error }, 'event trigger not delivered; reverting the Operation');
     try {

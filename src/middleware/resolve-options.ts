@@ -4,6 +4,7 @@ import { assertIri, preview } from '../iri/validate.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import { OGM } from '../ogm/ogm.js';
+import { checkHttpToken, checkOutgoingTokens, checkTls } from './http/security-options.js';
 import { Mode, MODES, SYNC_DIRECTIONS, SyncDirection } from './mode.js';
 import type { ClassScope, EnsureTransport, FetchFunction, ResolvedOptions, SemanticMiddlewareOptions } from './options.js';
 
@@ -153,5 +154,8 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     logger: checkLogger(options.logger),
     fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch') ?? (globalThis.fetch as unknown as FetchFunction),
     shutdownGraceMs: checkGrace(options.shutdownGraceMs),
+    httpToken: checkHttpToken(options.httpToken),
+    outgoingTokens: checkOutgoingTokens(options.outgoingTokens),
+    tls: checkTls(options.tls),
   });
 }

@@ -52,7 +52,7 @@ export function configError(issues: readonly ConfigIssue[]): ValueError {
 }
 
 // Fields whose values are never shown, whatever is wrong with them.
-const SECRET_FIELD = /(^|\.)(password|token)$/iu;
+const SECRET_FIELD = /(^|\.)(password|token|tls)$|^outgoingTokens\.(default|byAddress)(\[|$)/iu;
 
 /** Removes `user:password@` from URL-looking text, so credentials never reach a message. */
 export function redactUserinfo(value: string): string {

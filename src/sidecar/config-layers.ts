@@ -3,8 +3,9 @@
  * that an error can say whether a bad port came from the file, `SIDECAR_PORT` or a flag.
  *
  * A layer is a list of entries keyed by a path of at most two keys (`port`, `store.url`): the
- * object-valued settings (`store`, `device`, `localApi`, `log`) merge key by key, everything
- * else (lists included) is replaced whole by a higher layer.
+ * object-valued settings (`store`, `device`, `localApi`, `http`, `outgoingTokens`, `log`) merge
+ * key by key, everything else (lists and `outgoingTokens.byAddressFiles` included) is replaced
+ * whole by a higher layer.
  */
 import { delimiter } from 'node:path';
 import { CONFIG_KEYS } from './config-schema.js';
@@ -23,7 +24,7 @@ export type Layer = Entry[];
 export type Merged = Map<string, Entry>;
 
 /** Settings whose value is a mapping merged key by key. */
-export const OBJECT_KEYS: readonly string[] = ['store', 'device', 'localApi', 'log'];
+export const OBJECT_KEYS: readonly string[] = ['store', 'device', 'localApi', 'http', 'outgoingTokens', 'log'];
 
 /** A map key for a path that no key text can forge (keys may hold dots or anything else). */
 export const pathKey = (path: readonly string[]): string => JSON.stringify(path);
@@ -51,6 +52,11 @@ const EXCLUSIVE: Record<string, readonly string[]> = {
   'localApi.socket': ['port', 'tokenFile'],
   'localApi.port': ['socket'],
   'localApi.tokenFile': ['socket'],
+  // A secret and the file holding it: a higher layer naming one replaces the other.
+  'http.token': ['tokenFile'],
+  'http.tokenFile': ['token'],
+  'outgoingTokens.default': ['defaultFile'],
+  'outgoingTokens.defaultFile': ['default'],
 };
 // Credentials a file pairs with its own store URL: when a higher layer names another store they
 // are dropped, so a password is never sent to an endpoint it was not written for. Credentials

@@ -7,6 +7,7 @@ import { normalizeAddress } from '../iri/address.js';
 import { CONFIG_DEFAULTS as D } from './config-defaults.js';
 import { pathKey } from './config-layers.js';
 import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from './config-resolve-device.js';
+import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
 import type { LogConfig, SidecarConfig } from './config-types.js';
 import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, type ResolveContext } from './config-values.js';
@@ -32,7 +33,8 @@ function resolveResource(ctx: ResolveContext): string | undefined {
   return iriAt(ctx, 'resource');
 }
 
-function resolveNetwork(ctx: ResolveContext): { host: string; port: number; address?: string } {
+/** Host, port and address; with TLS (`secure`) the derived address is `https://`. */
+function resolveNetwork(ctx: ResolveContext, secure: boolean): { host: string; port: number; address?: string } {
   const hostValue = at(ctx, ['host']);
   const host = typeof hostValue === 'string' ? hostValue : D.host;
   const hostBad = typeof hostValue === 'string' ? hostProblem(host) : undefined;
@@ -42,6 +44,7 @@ function resolveNetwork(ctx: ResolveContext): { host: string; port: number; addr
   if (typeof given === 'string') {
     const problem = httpUrlProblem(given, 'http://door1.plant.local:8000');
     if (problem) report(ctx, ['address'], problem, given);
+    else if (secure && /^http:/iu.test(given)) report(ctx, ['address'], 'starts with http:// but the surface serves HTTPS (http.tlsCertFile): callers would fail; use https://', given);
     return problem ? { host, port } : { host, port, address: normalizeAddress(given) };
   }
   if (isWildcardHost(host) && ctx.purpose === 'start') {
@@ -49,7 +52,7 @@ function resolveNetwork(ctx: ResolveContext): { host: string; port: number; addr
   }
   // With port 0 the address is known only once the server listens; the watchdog registers none.
   const derivable = port !== 0 && !hostBad && !isWildcardHost(host) && ctx.purpose === 'start';
-  return derivable ? { host, port, address: normalizeAddress(addressOf(host, port)) } : { host, port };
+  return derivable ? { host, port, address: normalizeAddress(addressOf(host, port, secure)) } : { host, port };
 }
 
 function resolveTiming(ctx: ResolveContext): Pick<SidecarConfig, 'heartbeatInterval' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs'> {
@@ -71,8 +74,10 @@ function resolveLog(ctx: ResolveContext): LogConfig {
 }
 
 // Settings only a resource sidecar uses: the watchdog refuses them when a file or flag sets them
-// (an environment shared with the sidecars may hold them, so they are ignored there).
-const RESOURCE_ONLY = ['resource', 'serviceClass', 'address', 'heartbeatInterval', 'device', 'workflows', 'states', 'localApi'];
+// (an environment shared with the sidecars may hold them, so they are ignored there). `http`
+// stays here until the watchdog command passes a token and TLS to its surface: a setting that
+// would be silently ignored must be refused.
+const RESOURCE_ONLY = ['resource', 'serviceClass', 'address', 'heartbeatInterval', 'device', 'workflows', 'states', 'localApi', 'http', 'outgoingTokens'];
 
 function checkPurpose(ctx: ResolveContext, hasDevice: boolean, declared: number): void {
   if (ctx.purpose === 'watchdog') {
@@ -96,13 +101,15 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
   const stateDir = stateDirectory(ctx, resource);
   const store = await resolveStore(ctx, stateDir);
   const ontology = await resolveOntology(ctx, store);
-  const network = resolveNetwork(ctx);
-  const timing = resolveTiming(ctx);
   const watchdog = ctx.purpose === 'watchdog';
+  const http = watchdog ? undefined : await resolveHttp(ctx);
+  const network = resolveNetwork(ctx, http?.tlsCertFile !== undefined);
+  const timing = resolveTiming(ctx);
   const device = watchdog ? undefined : resolveDevice(ctx);
   const workflows = watchdog ? [] : resolveWorkflows(ctx);
   const states = watchdog ? [] : resolveStates(ctx);
   const localApi = await resolveLocalApi(ctx, stateDir);
+  const outgoingTokens = watchdog ? undefined : await resolveOutgoingTokens(ctx);
   checkPurpose(ctx, device !== undefined, workflows.length + states.length);
   if (ctx.issues.length > 0 || !store || !serviceClass || !namedGraph) return undefined;
   return {
@@ -117,6 +124,8 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     workflows,
     states,
     localApi,
+    ...(http && { http }),
+    ...(outgoingTokens && { outgoingTokens }),
     activityFeed: at(ctx, ['activityFeed']) === true,
     activityCapacity: num(ctx, 'activityCapacity', D.activityCapacity),
     log: resolveLog(ctx),

@@ -17,7 +17,9 @@ import {
   type StoreConfig,
   type WorkflowConfig,
   type DeviceConfig,
+  type HttpConfig,
   type LocalApiConfig,
+  type OutgoingTokensConfig,
 } from './config-types.js';
 
 export type {
@@ -27,6 +29,8 @@ export type {
   WorkflowConfig,
   StateConfig,
   LocalApiConfig,
+  HttpConfig,
+  OutgoingTokensConfig,
   LogConfig,
   LogLevel,
 } from './config-types.js';
@@ -95,6 +99,22 @@ const localApiProperties: Properties<LocalApiConfig, 'token'> = {
   tokenFile: text('file whose first line is the bearer token of the loopback local API'),
 };
 
+const httpProperties: Properties<HttpConfig, 'token' | 'tls'> = {
+  tokenFile: text('file whose first line is the bearer token callers of the HTTP surface must send'),
+  tlsCertFile: text('PEM certificate file: serve HTTPS (needs tlsKeyFile)'),
+  tlsKeyFile: text('PEM private key file of tlsCertFile'),
+};
+
+const outgoingTokensProperties: Properties<OutgoingTokensConfig, 'default' | 'byAddress'> = {
+  defaultFile: text('file whose first line is the token sent with every event trigger this sidecar rings'),
+  byAddressFiles: {
+    type: 'object',
+    propertyNames: { maxLength: LIMITS.maxIriLength },
+    additionalProperties: text('file whose first line is the token for the receiver at this address'),
+    description: 'token files keyed by receiver base address; an entry wins over defaultFile',
+  },
+};
+
 const logProperties: Properties<LogConfig> = {
   level: { enum: [...LOG_LEVELS], description: 'minimum log level' },
   pretty: { type: 'boolean', description: 'human-readable log lines (needs pino-pretty)' },
@@ -132,6 +152,8 @@ const configProperties: Properties<SidecarConfig> = {
   // false turns the local API off; `true` is refused by config-check.ts with a clearer message
   // than a schema branch error.
   localApi: { ...object(localApiProperties, 'the local API: { socket } or { port, tokenFile }, or false'), type: ['object', 'boolean'] },
+  http: object(httpProperties, 'protection of the HTTP surface: bearer token and TLS'),
+  outgoingTokens: object(outgoingTokensProperties, 'bearer tokens sent with outgoing event triggers'),
   activityFeed: { type: 'boolean', description: 'keep an in-memory activity feed (default false)' },
   activityCapacity: { type: 'integer', minimum: 1, description: 'entries the activity feed keeps (default 200)' },
   log: object(logProperties, 'logging'),
@@ -151,6 +173,8 @@ export const CONFIG_KEYS = Object.freeze({
   store: Object.keys(storeProperties),
   device: Object.keys(deviceProperties),
   localApi: Object.keys(localApiProperties),
+  http: Object.keys(httpProperties),
+  outgoingTokens: Object.keys(outgoingTokensProperties),
   log: Object.keys(logProperties),
   workflows: Object.keys(workflowProperties),
   states: Object.keys(stateProperties),

@@ -97,6 +97,43 @@ export type LocalApiConfig =
       token: string;
     };
 
+/**
+ * Protection of the northbound HTTP surface: a bearer token callers must send, and HTTPS.
+ * Absent from the resolved config when nothing is set (no token, plain HTTP).
+ */
+export interface HttpConfig {
+  /** File whose first line is the bearer token callers must send. */
+  tokenFile?: string;
+  /**
+   * Resolved secret: `SIDECAR_HTTP_TOKEN`, else the first line of `tokenFile`; required on every
+   * route but `/`, `/favicon.ico`, `/healthz`, `/readyz`. Never accepted in a config file or a
+   * flag; never logged.
+   */
+  token?: string;
+  /** PEM certificate (chain) file: the surface serves HTTPS. Needs `tlsKeyFile`. */
+  tlsCertFile?: string;
+  /** PEM private key file of `tlsCertFile`. */
+  tlsKeyFile?: string;
+  /** Resolved: the PEM contents of `tlsCertFile` and `tlsKeyFile`. The key is a secret; never logged. */
+  tls?: { cert: string; key: string };
+}
+
+/**
+ * Bearer tokens the sidecar sends with the event triggers it rings (`request`, the local API's
+ * `POST /operations`): a plant-wide token and per-receiver tokens keyed by normalized address;
+ * a receiver's own token wins. Absent from the resolved config when nothing is set.
+ */
+export interface OutgoingTokensConfig {
+  /** File whose first line is the token sent to every receiver without a token of its own. */
+  defaultFile?: string;
+  /** Resolved secret: `SIDECAR_OUTGOING_TOKEN`, else the first line of `defaultFile`. Never logged. */
+  default?: string;
+  /** Token files keyed by receiver base address (normalized; paths absolute). */
+  byAddressFiles?: Record<string, string>;
+  /** Resolved secrets: the first line of each of `byAddressFiles`, keyed alike. Never logged. */
+  byAddress?: Record<string, string>;
+}
+
 /** Logging. */
 export interface LogConfig {
   /** Minimum level; default `info`. */
@@ -146,6 +183,10 @@ export interface SidecarConfig {
   states: StateConfig[];
   /** The local API for the device, or false when it is off (always off for the watchdog). */
   localApi: LocalApiConfig | false;
+  /** Token and TLS of the HTTP surface; absent: no token, plain HTTP. */
+  http?: HttpConfig;
+  /** Tokens sent with outgoing event triggers; absent: none (start only). */
+  outgoingTokens?: OutgoingTokensConfig;
   /** Keep an in-memory activity feed (`GET /activity`); default false. */
   activityFeed: boolean;
   /** Entries the activity feed keeps; default 200. */

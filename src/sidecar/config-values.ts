@@ -104,7 +104,7 @@ export function hostProblem(value: string): string | undefined {
 /** True for hosts that listen on every interface, which no one can use as an address. */
 export const isWildcardHost = (host: string): boolean => host === '0.0.0.0' || host === '::' || host === '::0';
 
-/** `http://<host>:<port>`, with brackets around an IPv6 host. */
-export function addressOf(host: string, port: number): string {
-  return `http://${isIP(host) === 6 ? `[${host}]` : host.toLowerCase()}:${port}`;
+/** `http://<host>:<port>` (`https://` when `secure`), with brackets around an IPv6 host. */
+export function addressOf(host: string, port: number, secure = false): string {
+  return `${secure ? 'https' : 'http'}://${isIP(host) === 6 ? `[${host}]` : host.toLowerCase()}:${port}`;
 }

@@ -11,6 +11,7 @@
  * environment or flags are relative to the working directory.
  */
 import type { ErrorObject } from 'ajv';
+import type { SemanticMiddlewareOptions } from '../middleware/options.js';
 import type { StoreSpec } from '../store/open-store.js';
 import { CONFIG_DEFAULTS } from './config-defaults.js';
 import { envLayer } from './config-env.js';
@@ -67,19 +68,30 @@ function ajvIssue(error: ErrorObject, settings: unknown, merged: Merged): Config
   const path = child === undefined ? parts : [...parts, child];
   const source = sourceAt(merged, path);
   const where = { ...(source && { source }), field: joinField(path) };
-  if (error.keyword === 'additionalProperties' && path.join('.') === 'store.password') {
-    return { ...where, message: 'passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)' };
-  }
+  const secret = error.keyword === 'additionalProperties' ? SECRET_KEYS.get(path.join('.')) : undefined;
+  if (secret !== undefined) return { ...where, message: secret };
   if (error.keyword === 'additionalProperties') return { ...where, message: unknownKeyMessage(child!, knownKeys(parts)) };
   if (error.keyword === 'required') return { ...where, message: 'is required' };
   return { ...where, message: ajvMessage(error), got: showValue(valueAt(settings, parts), where.field) };
 }
 
-/** The settings the schema sees: the environment's password is a resolved secret, not a file key. */
+// Secrets the environment may give but a file or a flag may not, and what to do instead.
+// A Map, not an object literal: an unknown key such as "__proto__" must find nothing here.
+const SECRET_KEYS: ReadonlyMap<string, string> = new Map([
+  ['store.password', 'passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)'],
+  ['http.token', 'tokens are not accepted here: name a file in http.tokenFile (or set SIDECAR_HTTP_TOKEN_FILE)'],
+  ['http.tls', 'certificates and keys are not accepted here: name the PEM files in http.tlsCertFile and http.tlsKeyFile'],
+  ['outgoingTokens.default', 'tokens are not accepted here: name a file in outgoingTokens.defaultFile (or set SIDECAR_OUTGOING_TOKEN_FILE)'],
+  ['outgoingTokens.byAddress', 'tokens are not accepted here: map each address to a token file in outgoingTokens.byAddressFiles'],
+]);
+
+/** The settings the schema sees: a secret from the environment is resolved, not a file key. */
 function schemaView(merged: Merged): Record<string, unknown> {
   const view = new Map(merged);
-  const password = view.get(pathKey(['store', 'password']));
-  if (password?.source.kind === 'env') view.delete(pathKey(['store', 'password']));
+  for (const path of SECRET_KEYS.keys()) {
+    const key = pathKey(path.split('.'));
+    if (view.get(key)?.source.kind === 'env') view.delete(key);
+  }
   return settingsOf(view);
 }
 
@@ -141,8 +153,41 @@ export function storeSpecOf(store: StoreConfig): StoreSpec {
 }
 
 /**
- * A log-safe summary of `config`: every setting, the store's kind added, the store password and
- * the local API token replaced by `[redacted]`.
+ * The security options of `config` for `new SemanticMiddleware(...)`: the surface's token and
+ * TLS, and the outgoing tokens. Every field is null when not configured.
+ * @example new SemanticMiddleware({ ...otherOptions, ...securityOptionsOf(config) });
+ */
+export function securityOptionsOf(config: SidecarConfig): Required<Pick<SemanticMiddlewareOptions, 'httpToken' | 'outgoingTokens' | 'tls'>> {
+  const out = config.outgoingTokens;
+  const outgoing = out?.default !== undefined || out?.byAddress !== undefined;
+  return {
+    httpToken: config.http?.token ?? null,
+    tls: config.http?.tls ?? null,
+    outgoingTokens: outgoing ? { ...(out.default !== undefined && { default: out.default }), ...(out.byAddress !== undefined && { byAddress: out.byAddress }) } : null,
+  };
+}
+
+const REDACTED = '[redacted]';
+
+function describeSecurity(config: SidecarConfig): Record<string, unknown> {
+  const { token, tls, ...http } = config.http ?? {};
+  const { default: fallback, byAddress, ...outgoing } = config.outgoingTokens ?? {};
+  return {
+    ...(config.http && { http: { ...http, ...(token !== undefined && { token: REDACTED }), ...(tls !== undefined && { tls: REDACTED }) } }),
+    ...(config.outgoingTokens && {
+      outgoingTokens: {
+        ...outgoing,
+        ...(fallback !== undefined && { default: REDACTED }),
+        ...(byAddress !== undefined && { byAddress: Object.fromEntries(Object.keys(byAddress).map((a) => [a, REDACTED])) }),
+      },
+    }),
+  };
+}
+
+/**
+ * A log-safe summary of `config`: every setting, the store's kind added, every secret (the
+ * store password, the local API and HTTP tokens, the TLS key, the outgoing tokens) replaced by
+ * `[redacted]`.
  * @example logger.info({ config: describeConfig(config) }, 'configuration loaded');
  */
 export function describeConfig(config: SidecarConfig): Record<string, unknown> {
@@ -150,10 +195,11 @@ export function describeConfig(config: SidecarConfig): Record<string, unknown> {
   const localApi =
     config.localApi === false || 'socket' in config.localApi
       ? config.localApi
-      : { port: config.localApi.port, tokenFile: config.localApi.tokenFile, token: '[redacted]' };
+      : { port: config.localApi.port, tokenFile: config.localApi.tokenFile, token: REDACTED };
   return {
     ...config,
-    store: { kind: storeKindOf(config.store), ...store, ...(password !== undefined && { password: '[redacted]' }) },
+    store: { kind: storeKindOf(config.store), ...store, ...(password !== undefined && { password: REDACTED }) },
     localApi,
+    ...describeSecurity(config),
   };
 }

@@ -13,6 +13,7 @@ import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { clearStaleSocket, startLocalApi, type LocalApi, type LocalApiListen } from './local-api.js';
+import { securityOptionsOf } from './config.js';
 import type { SidecarConfig } from './config-types.js';
 import { openConfiguredStore } from './store-startup.js';
 
@@ -55,6 +56,7 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceTranspor
     activityFeed: config.activityFeed,
     activityCapacity: config.activityCapacity,
     shutdownGraceMs: config.shutdownGraceMs,
+    ...securityOptionsOf(config),
     logger,
   });
   if (device === undefined) return mw;

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,12 +8,24 @@ import { ValueError } from '../../src/errors.js';
 import { CONFIG_ENV_VARS, CONFIG_PATHS, formatEnvVars, loadSidecarConfig, type LoadSidecarConfigOptions, type SidecarConfig } from '../../src/sidecar/config.js';
 import { schemaErrors, SIDECAR_CONFIG_SCHEMA } from '../../src/sidecar/config-schema.js';
 import { OWL, PLANT, RDF, svc } from '../../src/vocab/index.js';
+import { selfSigned } from '../middleware/http/support/self-signed.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sm-config-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const passwordFile = join(dir, 'sparql-password');
 writeFileSync(passwordFile, 'example-password\n');
+const tokenFile = join(dir, 'example-token');
+writeFileSync(tokenFile, 'example-token-0123456789\n');
+// Written in beforeAll: openssl makes them at test time.
+const tlsCertFile = join(dir, 'tls-cert.pem');
+const tlsKeyFile = join(dir, 'tls-key.pem');
+beforeAll(async () => {
+  const tls = await selfSigned();
+  writeFileSync(tlsCertFile, tls.cert);
+  writeFileSync(tlsKeyFile, tls.key);
+  await tls.remove();
+});
 
 function write(name: string, text: string): string {
   const path = join(dir, name);
@@ -96,13 +108,25 @@ const EXAMPLES: Record<string, LoadSidecarConfigOptions> = {
   'robot1.yaml': {},
   'remote-store.yaml': { flags: { 'store.passwordFile': passwordFile } },
   'watchdog.yaml': { purpose: 'watchdog', flags: { 'store.passwordFile': passwordFile } },
+  'secure-door1.yaml': {
+    flags: {
+      'store.passwordFile': passwordFile,
+      'http.tokenFile': tokenFile,
+      'http.tlsCertFile': tlsCertFile,
+      'http.tlsKeyFile': tlsKeyFile,
+      'outgoingTokens.defaultFile': tokenFile,
+      'outgoingTokens.byAddressFiles': { 'https://robot1.plant.local:8443': tokenFile },
+    },
+  },
 };
 
 /** A resolved config as a file could write it: secrets removed (files may not hold them). */
 function asFile(config: SidecarConfig): unknown {
   const { password: _password, ...store } = config.store;
   const localApi = config.localApi === false || 'socket' in config.localApi ? config.localApi : { port: config.localApi.port, tokenFile: config.localApi.tokenFile };
-  return { ...config, store, localApi };
+  const { token: _token, tls: _tls, ...http } = config.http ?? {};
+  const { default: _default, byAddress: _byAddress, ...outgoingTokens } = config.outgoingTokens ?? {};
+  return { ...config, store, localApi, ...(config.http && { http }), ...(config.outgoingTokens && { outgoingTokens }) };
 }
 
 describe('example configs in config/', () => {
@@ -150,7 +174,12 @@ describe('SIDECAR_CONFIG_SCHEMA', () => {
         'localApi.tokenFile': token,
         'device.url': 'http://127.0.0.1:9',
         'log.pretty': false,
-        address: 'http://door1:8000',
+        address: 'https://door1:8000',
+        'http.tokenFile': token,
+        'http.tlsCertFile': tlsCertFile,
+        'http.tlsKeyFile': tlsKeyFile,
+        'outgoingTokens.defaultFile': token,
+        'outgoingTokens.byAddressFiles': { 'https://robot1:8443': token },
         workflows: [{ name: 'open', capabilityClass: 'plant:DoorOpeningCapability', workflowClass: 'plant:OpenDoorWorkflow', path: '/open', method: 'POST', timeoutMs: 5 }],
         states: [{ name: 'door', capabilityClass: 'plant:DoorStateCapability', statePropertyClass: 'plant:DoorStateProperty', path: '/state/door', timeoutMs: 5 }],
       },

@@ -104,9 +104,13 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
   it('should cover every environment variable that names a setting', () => {
     const covered = new Set(PRECEDENCE.map((row) => row.env[0]));
     const untested = CONFIG_ENV_VARS.filter((v) => v.field !== undefined && !covered.has(v.name)).map((v) => v.name);
-    // Tested on their own below: credentials, the update URL, ontology files, the loopback API.
-    expect(untested.sort()).toEqual(['SIDECAR_DEVICE_SOCKET', 'SIDECAR_LOCAL_API_PORT', 'SIDECAR_LOCAL_API_TOKEN_FILE', 'SIDECAR_ONTOLOGY_FILES', 'SPARQL_PASSWORD', 'SPARQL_PASSWORD_FILE', 'SPARQL_UPDATE_URL', 'SPARQL_USER']);
-    for (const v of CONFIG_ENV_VARS) if (v.field !== undefined && v.field !== 'store.password') expect(CONFIG_PATHS).toContain(v.field);
+    // Tested on their own below: credentials, the update URL, ontology files, the loopback API;
+    // the HTTP token, TLS and outgoing tokens in auth-config.test.ts.
+    const security = ['SIDECAR_HTTP_TLS_CERT_FILE', 'SIDECAR_HTTP_TLS_KEY_FILE', 'SIDECAR_HTTP_TOKEN', 'SIDECAR_HTTP_TOKEN_FILE', 'SIDECAR_OUTGOING_TOKEN', 'SIDECAR_OUTGOING_TOKEN_FILE'];
+    expect(untested.sort()).toEqual(['SIDECAR_DEVICE_SOCKET', ...security, 'SIDECAR_LOCAL_API_PORT', 'SIDECAR_LOCAL_API_TOKEN_FILE', 'SIDECAR_ONTOLOGY_FILES', 'SPARQL_PASSWORD', 'SPARQL_PASSWORD_FILE', 'SPARQL_UPDATE_URL', 'SPARQL_USER'].sort());
+    // Secrets from the environment are resolved values, not settings a file or flag may name.
+    const secrets = ['store.password', 'http.token', 'outgoingTokens.default'];
+    for (const v of CONFIG_ENV_VARS) if (v.field !== undefined && !secrets.includes(v.field)) expect(CONFIG_PATHS).toContain(v.field);
     expect(new Set(CONFIG_ENV_VARS.map((v) => v.name)).size).toBe(CONFIG_ENV_VARS.length);
   });
 

@@ -5,6 +5,7 @@
  */
 import express from 'express';
 import { LIMITS } from '../../limits.js';
+import { bearerAuth } from './bearer-auth.js';
 import { createErrorHandler, notFound } from './error-handler.js';
 import { jsonBody } from './json-body.js';
 import { patchRootRoutes } from './root-routes.js';
@@ -34,6 +35,10 @@ export interface AppOptions {
  * - `GET /healthz`, `GET /readyz`; `GET /activity`, `GET /activity/stream` (SSE);
  * - anything else 404; every error `{"detail": "..."}` with its status (see errorAnswer).
  *
+ * With `surface.token`, every route but the root, the favicon and the probes answers 401 unless
+ * the request carries `Authorization: Bearer <token>` (see bearerAuth). The check sits in front
+ * of those routes, so a refused request costs no body parse and learns nothing about routes.
+ *
  * Request bodies are parsed only on the POST routes, limited to `surface.bodyLimitBytes`
  * (default LIMITS.httpBodyLimitBytes). No etag, no `X-Powered-By`: the hot routes do no work
  * that could be done once (DESIGN §11).
@@ -50,6 +55,9 @@ export function createApp(surface: HttpSurface, options: AppOptions = {}): expre
   const json = jsonBody(surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes);
   patchRootRoutes(app, surface.welcome);
   mountHealth(app, surface);
+  // Everything mounted from here on needs the token; the root routes and probes above stay open
+  // for supervisors and load balancers.
+  if (surface.token !== undefined) app.use(bearerAuth(surface.token));
   mountTrigger(app, surface, json);
   mountWorkflows(app, surface, json);
   mountState(app, surface);

@@ -46,5 +46,10 @@ export interface HttpSurface {
   activity?: ActivityFeed;
   /** Largest accepted request body in bytes (default LIMITS.httpBodyLimitBytes). */
   bodyLimitBytes?: number;
+  /**
+   * Bearer token every route requires except `GET /`, `/favicon.ico`, `/healthz` and
+   * `/readyz` (see `bearerAuth`); undefined: no authentication.
+   */
+  token?: string;
   logger: Logger;
 }
