@@ -3,7 +3,7 @@ import { ValueError } from '../errors.js';
 import { createLogger } from '../lib/logger.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { OGM } from '../ogm/index.js';
-import { describeConfig, loadSidecarConfig } from '../sidecar/config.js';
+import { describeConfig, loadSidecarConfig, securityOptionsOf } from '../sidecar/config.js';
 import type { SidecarConfig } from '../sidecar/config-types.js';
 import { openConfiguredStore } from '../sidecar/store-startup.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
@@ -74,7 +74,10 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
   if (store === undefined) return;
   try {
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+    const { httpToken, tls } = securityOptionsOf(config);
     const mw = new SemanticMiddleware({
+      httpToken,
+      tls,
       mode: 'watchdog',
       ogm,
       host: config.host,

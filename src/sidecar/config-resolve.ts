@@ -75,9 +75,8 @@ function resolveLog(ctx: ResolveContext): LogConfig {
 
 // Settings only a resource sidecar uses: the watchdog refuses them when a file or flag sets them
 // (an environment shared with the sidecars may hold them, so they are ignored there). `http`
-// stays here until the watchdog command passes a token and TLS to its surface: a setting that
-// would be silently ignored must be refused.
-const RESOURCE_ONLY = ['resource', 'serviceClass', 'address', 'heartbeatInterval', 'device', 'workflows', 'states', 'localApi', 'http', 'outgoingTokens'];
+// is not among them: the watchdog's own surface takes the same token and TLS.
+const RESOURCE_ONLY = ['resource', 'serviceClass', 'address', 'heartbeatInterval', 'device', 'workflows', 'states', 'localApi', 'outgoingTokens'];
 
 function checkPurpose(ctx: ResolveContext, hasDevice: boolean, declared: number): void {
   if (ctx.purpose === 'watchdog') {
@@ -102,7 +101,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
   const store = await resolveStore(ctx, stateDir);
   const ontology = await resolveOntology(ctx, store);
   const watchdog = ctx.purpose === 'watchdog';
-  const http = watchdog ? undefined : await resolveHttp(ctx);
+  const http = await resolveHttp(ctx);
   const network = resolveNetwork(ctx, http?.tlsCertFile !== undefined);
   const timing = resolveTiming(ctx);
   const device = watchdog ? undefined : resolveDevice(ctx);

@@ -4,16 +4,15 @@
  * device request Operations of other resources, read or long-poll their outcome, and hand a
  * workpiece over in two steps. It is never exposed northbound.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { chmod, lstat, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import express, { type RequestHandler } from 'express';
+import express from 'express';
 import { RuntimeError, ValueError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
+import { bearerAuth } from '../middleware/http/bearer-auth.js';
 import { createErrorHandler, notFound } from '../middleware/http/error-handler.js';
-import { HttpError } from '../middleware/http/http-error.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { HandoverSessions } from './handover-sessions.js';
 import { localApiRouter } from './local-api-routes.js';
@@ -41,27 +40,13 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Bearer-token check in constant time (digests have equal length whatever was sent). */
-function requireToken(token: string): RequestHandler {
-  if (token.length < LIMITS.minTokenLength) throw new ValueError(`the local API token must have at least ${LIMITS.minTokenLength} characters`);
-  const expected = digest(token);
-  return (req, _res, next) => {
-    const header = req.headers.authorization ?? '';
-    const sent = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (timingSafeEqual(digest(sent), expected)) next();
-    else next(new HttpError(401, 'the local API needs the header "Authorization: Bearer <token>" with the sidecar\'s local API token'));
-  };
-}
+const LOCAL_API_TOKEN = "the sidecar's local API token (localApi.tokenFile)";
 
 function buildApp(options: LocalApiOptions, handovers: HandoverSessions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if ('token' in options.listen) app.use(requireToken(options.listen.token));
+  if ('token' in options.listen) app.use(bearerAuth(options.listen.token, { what: 'the local API token', expected: LOCAL_API_TOKEN }));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
   });

@@ -17,7 +17,7 @@ import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli, type CliResult } from '../support/sidecar-process.js';
 import { selfSigned, trustingFetch, type SelfSigned } from '../middleware/http/support/self-signed.js';
 import { servedStore, startDoor1, startRobot1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
-import { startSidecar } from './support/daemons.js';
+import { startSidecar, startWatchdog } from './support/daemons.js';
 import { unixRequest } from './support/unix-http.js';
 
 const PLANT_TOKEN = `plant-${randomUUID()}`;
@@ -144,5 +144,15 @@ describe('a sidecar listening beyond loopback', () => {
     const warning = sidecar.proc.logs().find((l) => String(l.msg).includes('without a token'));
     expect(warning).toMatchObject({ level: 40, host: '0.0.0.0' });
     expect(String(warning!.msg)).toMatch(/listens on 0\.0\.0\.0, beyond this machine, without a token.*http\.tokenFile or SIDECAR_HTTP_TOKEN_FILE/u);
+  }, 90_000);
+
+  it("should guard the watchdog's activity feed with the token from the environment, probes open", async () => {
+    const watchdog = await startWatchdog(group, ['--store', 'memory', '--activity-feed', '--log-level', 'warn'], { cwd: dir, env: { SIDECAR_HTTP_TOKEN: PLANT_TOKEN } });
+    const get = (path: string, token?: string) => fetch(`${watchdog.address}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    expect((await get('/healthz')).status).toBe(200);
+    const refused = await get('/activity');
+    expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, `Bearer realm="${BEARER_REALM}"`]);
+    expect((await get('/activity', WRONG_TOKEN)).status).toBe(401);
+    expect((await get('/activity', PLANT_TOKEN)).status).toBe(200);
   }, 90_000);
 });

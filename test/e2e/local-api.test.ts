@@ -155,7 +155,8 @@ describe('where a local API listens', () => {
     for (const authorization of [undefined, 'Bearer wrong-token-wrong-token', token]) {
       const res = await fetch(`${url}/healthz`, { headers: authorization === undefined ? {} : { authorization } });
       expect(res.status).toBe(401);
-      expect(((await res.json()) as { detail: string }).detail).toContain('Authorization: Bearer');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="semantic-middleware"/u);
+      expect(((await res.json()) as { detail: string }).detail).toContain("the sidecar's local API token (localApi.tokenFile)");
     }
     const ok = await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${token}` } });
     expect(ok.status).toBe(200);

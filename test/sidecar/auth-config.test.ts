@@ -151,14 +151,14 @@ describe('loadSidecarConfig: outgoing tokens', () => {
     ]);
   });
 
-  it('should refuse http and outgoingTokens in a watchdog file, and ignore them in its environment', async () => {
+  it('should take http but refuse outgoingTokens in a watchdog file, and ignore outgoing tokens in its environment', async () => {
     const file = write('wd.yaml', `store: memory\nhttp: { tokenFile: secrets/http-token }\noutgoingTokens: { defaultFile: secrets/plant-token }\n`);
     expect(await problems({ file, purpose: 'watchdog' })).toEqual([
-      `config file ${file}: http.tokenFile: is not used by the watchdog (it registers no resource): remove it or use a separate config file`,
       `config file ${file}: outgoingTokens.defaultFile: is not used by the watchdog (it registers no resource): remove it or use a separate config file`,
     ]);
     const env = { SIDECAR_HTTP_TOKEN: HTTP_TOKEN, SIDECAR_OUTGOING_TOKEN_FILE: plantTokenFile };
     const config = await load({ env, flags: { store: 'memory' }, purpose: 'watchdog' });
-    expect([config.http, config.outgoingTokens]).toEqual([undefined, undefined]);
+    expect(config.outgoingTokens).toBeUndefined();
+    expect(securityOptionsOf(config).httpToken).toBe(HTTP_TOKEN);
   });
 });

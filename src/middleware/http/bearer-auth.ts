@@ -18,9 +18,15 @@ const TOKEN_TEXT = /^[\x21-\x7e]+$/u;
 // The scheme is case-insensitive (RFC 7235 §2.1); the token is one run of visible characters.
 const BEARER = /^bearer +([\x21-\x7e]+) *$/iu;
 
-const HOW = 'the token of this middleware (its httpToken option; a sidecar reads it from http.tokenFile or SIDECAR_HTTP_TOKEN_FILE)';
-const MISSING = `this endpoint needs the header "Authorization: Bearer <token>" with ${HOW}`;
-const INVALID = `the bearer token was not accepted: send ${HOW}`;
+const SURFACE_TOKEN = 'the token of this middleware (its httpToken option; a sidecar reads it from http.tokenFile or SIDECAR_HTTP_TOKEN_FILE)';
+
+/** Which token a guarded server wants, for its errors. */
+export interface BearerAuthOptions {
+  /** The token's name in a construction error; default `'the HTTP token'`. */
+  what?: string;
+  /** Which token to send, for a refusal's text; default the surface's httpToken. */
+  expected?: string;
+}
 
 /**
  * What is wrong with `token` as a bearer token, or undefined when it is usable: it must be a
@@ -63,8 +69,11 @@ function digest(text: string): Buffer {
  * @throws ValueError when `token` fails {@link tokenProblem}.
  * @example app.use(bearerAuth(token)); // mount before any route that must be protected
  */
-export function bearerAuth(token: string): RequestHandler {
-  const expected = digest(assertToken(token, 'the HTTP token'));
+export function bearerAuth(token: string, options: BearerAuthOptions = {}): RequestHandler {
+  const expected = digest(assertToken(token, options.what ?? 'the HTTP token'));
+  const how = options.expected ?? SURFACE_TOKEN;
+  const missing = `this endpoint needs the header "Authorization: Bearer <token>" with ${how}`;
+  const invalid = `the bearer token was not accepted: send ${how}`;
   return (req, res, next) => {
     const presented = presentedToken(req.headers.authorization);
     if (presented !== undefined && timingSafeEqual(digest(presented), expected)) {
@@ -73,6 +82,6 @@ export function bearerAuth(token: string): RequestHandler {
     }
     const error = presented === undefined ? '' : ', error="invalid_token"';
     res.set('WWW-Authenticate', `Bearer realm="${BEARER_REALM}"${error}`);
-    next(new HttpError(401, presented === undefined ? MISSING : INVALID));
+    next(new HttpError(401, presented === undefined ? missing : invalid));
   };
 }
