@@ -1,5 +1,5 @@
 import { ValueError } from '../errors.js';
-import { preview } from './validate.js';
+import { iriProblem, preview } from './validate.js';
 
 /** The parts of a URL as Python's `urlsplit` sees them, so normalization matches the reference. */
 interface UrlParts {
@@ -44,11 +44,14 @@ export function normalizeAddress(address: string): string {
   });
 }
 
-/** True when `address` is an absolute http(s) URL with a host. */
+/**
+ * True when `address` is an absolute http(s) URL with a host, made only of characters an IRI may
+ * hold (the address becomes part of the Service IRI and of every endpoint URL).
+ */
 export function isHttpAddress(address: unknown): address is string {
   if (typeof address !== 'string') return false;
   const parts = splitUrl(address.trim());
-  return !!parts && /^https?$/iu.test(parts.scheme) && !!parts.netloc && !/[\s<>"{}|^`\\]/u.test(address.trim());
+  return !!parts && /^https?$/iu.test(parts.scheme) && !!parts.netloc && iriProblem(address.trim()) === undefined;
 }
 
 /** Normalizes `address` and checks that it is an absolute http(s) URL; throws ValueError otherwise. */

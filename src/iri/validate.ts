@@ -1,5 +1,6 @@
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { iriSyntaxProblem } from './syntax.js';
 
 // SPARQL's IRIREF excludes these and every code point up to U+0020; any of them could end a
 // `<...>` term early and let the rest of a string run as query text. Unicode white space and C1
@@ -16,7 +17,7 @@ export function iriProblem(value: unknown): string | undefined {
   const bad = FORBIDDEN.exec(value);
   if (bad) return `it contains the character ${JSON.stringify(bad[0])}, which IRIs may not hold`;
   if (!value.isWellFormed()) return 'it contains a lone surrogate';
-  return undefined;
+  return iriSyntaxProblem(value.slice(value.indexOf(':') + 1));
 }
 
 /** True when `value` is an absolute IRI that is safe inside `<...>` in SPARQL and Turtle. */
@@ -38,6 +39,16 @@ export function assertIri(value: unknown, what = 'IRI'): string {
 
 /** A short, safe rendering of a bad value for an error message. */
 export function preview(value: unknown): string {
-  const text = typeof value === 'string' ? value : String(value);
+  const text = typeof value === 'string' ? value : printable(value);
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+}
+
+// String() throws for an object without a prototype (or with a throwing toString): the message
+// that reports a bad value must not fail itself.
+function printable(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }

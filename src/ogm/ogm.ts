@@ -10,7 +10,7 @@ import { loadTbox, type Tbox } from './tbox.js';
 import { TypeCache } from './type-cache.js';
 import { appliedAsk, commitMatchingUpdate, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, guardPatterns, oneOfPatterns, typesQuery } from './updates.js';
 import type { SparqlFragment } from '../store/sparql.js';
-import { checkClasses, checkMaxCounts, resolveRemovals, resolveValues, type WriteIntent } from './validate.js';
+import { checkClasses, checkInputShape, checkMaxCounts, classesOf, resolveRemovals, resolveValues, type WriteIntent } from './validate.js';
 import type { ValueInput } from './values.js';
 
 export type PropertyInputs = Readonly<Record<string, ValueInput | readonly ValueInput[]>>;
@@ -170,9 +170,10 @@ export class OGM {
   }
 
   private async validateCreate(input: CreateInput): Promise<{ graph: string; iri: string; classes: string[]; values: Map<string, Term[]> }> {
+    checkInputShape(input, 'create input', { optional: ['properties'] });
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
-    const classes = typeof input.type === 'string' ? [input.type] : [...input.type];
+    const classes = classesOf(input.type, iri);
     const { tbox, values } = await this.withTbox((tbox) => {
       checkClasses(tbox, iri, classes);
       const values = resolveValues(tbox, iri, classes, input.properties ?? {});
@@ -194,6 +195,7 @@ export class OGM {
    * expected values, and the result says whether it did.
    */
   async commit(input: CommitInput): Promise<CommitResult> {
+    checkInputShape(input, 'commit input', { required: ['set'], optional: ['guard', 'guardOneOf'] });
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = await this.typesOf(iri, graph);
@@ -221,6 +223,7 @@ export class OGM {
    * the number of individuals. Validated against `subjectClass`.
    */
   async commitMatching(input: CommitMatchingInput): Promise<void> {
+    checkInputShape(input, 'commitMatching input', { required: ['set'] });
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = [assertIri(input.subjectClass, 'subjectClass')];
     const { tbox, set } = await this.withTbox((tbox) => {

@@ -1,5 +1,6 @@
 import type { Term } from '../store/terms.js';
-import { namedNode, sparqlIri, sparqlTerm } from '../store/terms.js';
+import { sparqlIri, sparqlTerm } from '../store/terms.js';
+import { assertIri } from '../iri/validate.js';
 import { inGraph, termList } from '../store/sparql.js';
 import { w3 } from '../vocab/terms.js';
 
@@ -125,6 +126,6 @@ export function describeQuery(graph: string, iri: string): string {
 
 /** Properties of every node reached from `iri` by following `chain`, keyed by `?n`. */
 export function followQuery(graph: string, iri: string, chain: readonly string[]): string {
-  const path = chain.map((p) => sparqlIri(namedNode(p).value)).join('/');
+  const path = chain.map((p) => sparqlIri(assertIri(p, 'follow property'))).join('/');
   return `SELECT ?n ?p ?o WHERE { ${inGraph(graph, [`${sparqlIri(iri)} ${path} ?n .`, '?n ?p ?o .'])} }`;
 }

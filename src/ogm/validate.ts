@@ -1,5 +1,5 @@
-import { ValidationError } from '../errors.js';
-import { assertIri } from '../iri/validate.js';
+import { ValidationError, ValueError } from '../errors.js';
+import { assertIri, preview } from '../iri/validate.js';
 import type { Term } from '../store/terms.js';
 import { OWL } from '../vocab/namespaces.js';
 import type { Tbox } from './tbox.js';
@@ -97,4 +97,32 @@ export function checkMaxCounts(tbox: Tbox, intent: WriteIntent): void {
       }
     }
   }
+}
+
+const isMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Checks the shape of a create or commit input from an untyped caller: an object whose property
+ * maps (`required` ones present) are objects, and whose `type`, when `types` is set, is a class
+ * IRI or a list of them. Returns the classes of a create.
+ * @throws ValueError naming the field and the value received.
+ */
+export function checkInputShape(input: unknown, what: string, maps: { required?: readonly string[]; optional?: readonly string[] }): void {
+  if (!isMap(input)) throw new ValueError(`${what} must be an object, got ${preview(input)}`);
+  const fields = input as Record<string, unknown>;
+  for (const key of maps.required ?? []) {
+    if (!isMap(fields[key])) throw new ValueError(`${what}.${key} must be an object of property -> values, got ${preview(fields[key])}`);
+    // An empty replacement would be an update with an empty DELETE template, which Virtuoso refuses.
+    if (Object.keys(fields[key] as object).length === 0) throw new ValueError(`${what}.${key} names no property: give at least one property to write or remove`);
+  }
+  for (const key of maps.optional ?? []) {
+    if (fields[key] !== undefined && !isMap(fields[key])) throw new ValueError(`${what}.${key} must be an object of property -> values, got ${preview(fields[key])}`);
+  }
+}
+
+/** The classes a create names: one class IRI or a list of them. @throws ValueError otherwise. */
+export function classesOf(type: unknown, focus: string): string[] {
+  if (typeof type === 'string') return [type];
+  if (Array.isArray(type)) return type.map((c: unknown) => assertIri(c, 'class'));
+  throw new ValueError(`the type of <${focus}> must be a class IRI or a list of them, got ${preview(type)}`);
 }

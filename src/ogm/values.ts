@@ -24,6 +24,7 @@ export function rangeDatatype(info: PropertyInfo): string | undefined {
 
 /** Turns one input value into the term written for `info`'s property. */
 export function toTerm(info: PropertyInfo, value: ValueInput): Term {
+  checkKind(info, value);
   if (info.kind === 'object') return toObject(info, value);
   if (info.kind === 'datatype') return toLiteral(info, value);
   if (typeof value === 'string' || typeof value !== 'object' || value instanceof Date) return toLiteral(info, value);
@@ -88,7 +89,21 @@ function checkLexicalForm(property: string, term: LiteralTerm): void {
   }
 }
 
-function describe(value: ValueInput): string {
-  if (typeof value === 'object' && !(value instanceof Date)) return `a ${value.termType} ${preview(value.value)}`;
-  return `${typeof value} ${preview(value)}`;
+const TERM_TYPES: ReadonlySet<unknown> = new Set(['NamedNode', 'Literal', 'BlankNode']);
+
+function isTermLike(value: unknown): value is Term {
+  return typeof value === 'object' && value !== null && TERM_TYPES.has((value as Term).termType) && typeof (value as Term).value === 'string';
+}
+
+// Callers in plain JavaScript (or JSON from a request) may pass anything; a value of no
+// accepted kind is a validation error naming it, never a TypeError further down.
+function checkKind(info: PropertyInfo, value: unknown): void {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date || isTermLike(value)) return;
+  reject(info.iri, 'value-kind', `<${info.iri}> got ${describe(value)}, which is not a string, number, boolean, Date or RDF term`);
+}
+
+function describe(value: unknown): string {
+  if (isTermLike(value)) return `a ${value.termType} ${preview(value.value)}`;
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+  return `${kind} ${preview(value)}`;
 }

@@ -1,5 +1,5 @@
-import { OntologyGroundTruthError } from '../errors.js';
-import { assertIri } from '../iri/validate.js';
+import { OntologyGroundTruthError, ValueError } from '../errors.js';
+import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import type { Tbox } from '../ogm/tbox.js';
 
@@ -9,9 +9,24 @@ export interface GraphOption {
   namedGraph?: string | null;
 }
 
-/** The graph an operation reads or writes: `namedGraph`, or the OGM's own graph. */
+/**
+ * Checks that an options argument from an untyped caller is an object (or, when not `required`,
+ * absent), so a wrong shape is a ValueError naming the function, never a TypeError.
+ * @throws ValueError otherwise.
+ */
+export function checkOptions(options: unknown, fn: string, required = true): void {
+  if (options === undefined && !required) return;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ValueError(`the options of ${fn} must be an object, got ${preview(options)}`);
+  }
+}
+
+/** The graph an operation reads or writes: `namedGraph`, or the OGM's own graph. @throws ValueError for options that are not an object. */
 export function graphOf(ogm: OGM, options?: GraphOption): string {
-  return options?.namedGraph ? assertIri(options.namedGraph, 'namedGraph') : ogm.graph;
+  checkOptions(options, 'this registration operation', false);
+  // Only absence (undefined, null or "") means the OGM's graph: any other value must be an IRI.
+  const given = options?.namedGraph;
+  return given == null || given === '' ? ogm.graph : assertIri(given, 'namedGraph');
 }
 
 function holds(tbox: Tbox, classIri: string, baseIri: string): boolean {

@@ -6,7 +6,7 @@ import { graphFragment, sparql, type SparqlFragment } from '../store/sparql.js';
 import type { Bindings } from '../store/triple-store.js';
 import { dateTimeLiteral, namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
-import { graphOf, type GraphOption } from './classes.js';
+import { checkOptions, graphOf, type GraphOption } from './classes.js';
 import { concat } from './service-queries.js';
 
 /** Where to send an Operation: the spec's `(capability_instance_iri, service_iri, service_address)`. */
@@ -124,10 +124,10 @@ function unpinnedQuery(graph: string, classes: readonly NamedNodeTerm[], cutoff:
 function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
   const within = options.freshWithinSeconds ?? DEFAULT_FRESH_WITHIN_SECONDS;
   if (typeof within !== 'number' || !Number.isFinite(within) || within < 0) {
-    throw new ValueError(`freshWithinSeconds must be a finite number >= 0, got ${preview(String(within))}`);
+    throw new ValueError(`freshWithinSeconds must be a finite number >= 0, got ${preview(within)}`);
   }
   const now = options.now ?? new Date();
-  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new ValueError(`now must be a valid Date, got ${preview(String(now))}`);
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new ValueError(`now must be a valid Date, got ${preview(now)}`);
   return new Date(now.getTime() - within * 1000);
 }
 
@@ -159,6 +159,7 @@ function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
  */
 export async function resolveDispatchTarget(ogm: OGM, capabilityClass: string, options: ResolveDispatchTargetOptions = {}): Promise<DispatchTarget> {
   const cls = assertIri(capabilityClass, 'capabilityClass');
+  checkOptions(options, 'resolveDispatchTarget');
   const target = options.targetResource == null ? undefined : namedNode(assertIri(options.targetResource, 'targetResource'));
   const graph = graphOf(ogm, options);
   const cutoff = freshnessCutoff(options);

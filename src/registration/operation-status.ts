@@ -5,7 +5,7 @@ import { graphFragment, sparql } from '../store/sparql.js';
 import { namedNode } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
 import { svc } from '../vocab/terms.js';
-import { graphOf, type GraphOption } from './classes.js';
+import { checkOptions, graphOf, type GraphOption } from './classes.js';
 import { priorStatuses, transitionConflict } from './transitions.js';
 
 /** Options of {@link setOperationStatus}. */
@@ -48,6 +48,7 @@ export interface MarkOperationFailedOptions extends GraphOption {
  * @example await setOperationStatus(ogm, { operationIri, status: 'running' })
  */
 export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOptions): Promise<void> {
+  checkOptions(options, 'setOperationStatus');
   const iri = assertIri(options.operationIri, 'operationIri');
   const from = priorStatuses('setOperationStatus', options.status);
   await transition(ogm, iri, options.status, from, {}, graphOf(ogm, options));
@@ -66,6 +67,7 @@ export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOp
  * @example await recordTerminalStatus(ogm, { operationIri, workflowIri, status: 'done', result: '"opened"' })
  */
 export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStatusOptions): Promise<void> {
+  checkOptions(options, 'recordTerminalStatus');
   const iri = assertIri(options.operationIri, 'operationIri');
   const workflow = assertIri(options.workflowIri, 'workflowIri');
   const from = priorStatuses('recordTerminalStatus', options.status);
@@ -94,6 +96,7 @@ export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStat
  * @example await markOperationFailed(ogm, operationIri, 'orphaned running operation reclaimed at startup, not auto-rerun')
  */
 export async function markOperationFailed(ogm: OGM, operationIri: string, reason: string, options: MarkOperationFailedOptions = {}): Promise<void> {
+  checkOptions(options, 'markOperationFailed');
   const iri = assertIri(operationIri, 'operationIri');
   if (typeof reason !== 'string') throw new ValueError(`reason must be a string, got ${typeof reason} (Operation <${iri}>)`);
   const from = priorStatuses('markOperationFailed', OperationStatus.FAILED);

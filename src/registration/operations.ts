@@ -6,7 +6,7 @@ import { literal, namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
-import { assertClassRegistered, graphOf, type GraphOption } from './classes.js';
+import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
 import { assertStatuses, priorStatuses } from './transitions.js';
 
 export { markOperationFailed, recordTerminalStatus, setOperationStatus } from './operation-status.js';
@@ -71,6 +71,7 @@ function dataProperties(data: OperationData): Record<string, OperationData[strin
 
 /** The one create both createOperation and revertOperation compute, so revert removes exactly it. */
 async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): Promise<CreateInput> {
+  checkOptions(options, 'createOperation / revertOperation');
   const iri = assertIri(options.operationIri, 'operationIri');
   const capability = assertIri(options.capabilityIri, 'capabilityIri');
   const status = options.status ?? OperationStatus.QUEUED;

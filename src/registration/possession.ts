@@ -5,7 +5,7 @@ import type { OGM } from '../ogm/ogm.js';
 import { sparql } from '../store/sparql.js';
 import { namedNode, type Term } from '../store/terms.js';
 import { cfc } from '../vocab/terms.js';
-import { graphOf, type GraphOption } from './classes.js';
+import { checkOptions, graphOf, type GraphOption } from './classes.js';
 import { currentStates, severalStates } from './possession-queries.js';
 
 /**
@@ -60,6 +60,7 @@ export interface SwitchPossessionOptions extends GraphOption {
  * @example const state = await createPossession(ogm, { workpieceIri: part, possessorIri: plant.robot1 });
  */
 export async function createPossession(ogm: OGM, options: CreatePossessionOptions): Promise<string> {
+  checkOptions(options, 'createPossession');
   const graph = graphOf(ogm, options);
   const workpiece = assertIri(options.workpieceIri, 'workpieceIri');
   const possessor = assertIri(options.possessorIri, 'possessorIri');
@@ -91,6 +92,7 @@ export async function createPossession(ogm: OGM, options: CreatePossessionOption
  * @example await switchPossession(ogm, { workpieceIri: part, newPossessorIri: plant.conveyor1, expectedPossessionState: state });
  */
 export async function switchPossession(ogm: OGM, options: SwitchPossessionOptions): Promise<string> {
+  checkOptions(options, 'switchPossession');
   const graph = graphOf(ogm, options);
   const workpiece = assertIri(options.workpieceIri, 'workpieceIri');
   const possessor = assertIri(options.newPossessorIri, 'newPossessorIri');

@@ -5,7 +5,7 @@ import type { OGM } from '../ogm/ogm.js';
 import { graphFragment, sparql } from '../store/sparql.js';
 import { namedNode } from '../store/terms.js';
 import { cfc, svc } from '../vocab/terms.js';
-import { assertClassRegistered, graphOf, type GraphOption } from './classes.js';
+import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
 import { matchedOnce, S, serviceAndPartsMatch } from './service-queries.js';
 
 /**
@@ -44,6 +44,7 @@ export interface RegisterServiceOptions extends GraphOption {
  * @example await registerService(ogm, { resourceIri, serviceIri, serviceClass: svc.Service, address: 'http://127.0.0.1:8000' })
  */
 export async function registerService(ogm: OGM, options: RegisterServiceOptions): Promise<void> {
+  checkOptions(options, 'registerService');
   const graph = graphOf(ogm, options);
   const resourceIri = assertIri(options.resourceIri, 'resourceIri');
   const serviceIri = assertIri(options.serviceIri, 'serviceIri');
@@ -111,6 +112,7 @@ export interface RegisterStatePropertyOptions extends PartOptions {
  * @throws OntologyGroundTruthError when a class is not the required kind.
  */
 export async function registerWorkflow(ogm: OGM, options: RegisterWorkflowOptions): Promise<void> {
+  checkOptions(options, 'registerWorkflow');
   await registerPart(ogm, options, {
     iri: assertIri(options.workflowIri, 'workflowIri'),
     cls: options.workflowClass,
@@ -128,6 +130,7 @@ export async function registerWorkflow(ogm: OGM, options: RegisterWorkflowOption
  * @throws OntologyGroundTruthError when a class is not the required kind.
  */
 export async function registerStateProperty(ogm: OGM, options: RegisterStatePropertyOptions): Promise<void> {
+  checkOptions(options, 'registerStateProperty');
   await registerPart(ogm, options, {
     iri: assertIri(options.statePropertyIri, 'statePropertyIri'),
     cls: options.statePropertyClass,

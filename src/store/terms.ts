@@ -55,7 +55,13 @@ const LITERAL_ESCAPES: Readonly<Record<string, string>> = {
   '\b': '\\b',
   '\f': '\\f',
 };
-const NEEDS_ESCAPE = /["\\\n\r\t\b\f]/gu;
+// Other control characters go as \uXXXX escapes: SPARQL allows them raw, but Virtuoso's parser
+// takes a raw U+0000 for the end of the text ("Unterminated string") and fails the request.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f]/gu;
+
+function escapeChar(ch: string): string {
+  return LITERAL_ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/u;
 
 function checkLexical(value: unknown): string {
@@ -74,11 +80,12 @@ export function sparqlIri(iri: string): string {
 
 /** A quoted, escaped literal with its datatype or language; `xsd:string` is written plain. */
 export function sparqlLiteral(term: Pick<LiteralTerm, 'value' | 'datatype' | 'language'>): string {
-  const quoted = `"${checkLexical(term.value).replace(NEEDS_ESCAPE, (ch) => LITERAL_ESCAPES[ch]!)}"`;
+  const quoted = `"${checkLexical(term.value).replace(NEEDS_ESCAPE, escapeChar)}"`;
   if (term.language) {
     if (!LANGUAGE_TAG.test(term.language)) throw new ValueError(`language tag ${preview(term.language)} is not valid`);
     return `${quoted}@${term.language}`;
   }
+  if (term.datatype === w3.langString) throw new ValueError(`literal ${preview(term.value)} has datatype rdf:langString but no language tag (language ${preview(term.language ?? '')})`);
   if (!term.datatype || term.datatype === xsd.string) return quoted;
   return `${quoted}^^${sparqlIri(term.datatype)}`;
 }

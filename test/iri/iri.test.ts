@@ -159,3 +159,18 @@ describe('endpoint builders', () => {
     expect(EVENT_TRIGGER_WORKFLOW_NAME).toBe('event_trigger');
   });
 });
+
+describe('error messages about odd values', () => {
+  it('should report an object without a prototype as a ValueError, not fail while printing it', () => {
+    const value = Object.create(null) as unknown;
+    expect(() => assertIri(value, 'resourceIri')).toThrow(ValueError);
+    expect(() => assertIri(value, 'resourceIri')).toThrow('resourceIri "[object Object]" is not a valid absolute IRI');
+    expect(() => normalizeAddress(value as string)).toThrow(ValueError);
+  });
+
+  it('should refuse an address holding a control character by naming the address, not the IRI minted from it', () => {
+    for (const address of ['http://h\u0085', 'http://h:1/a\u0000b', 'http://h/\u009f', 'http://h/\ud800']) {
+      expect(() => mintServiceIri(R, address)).toThrow(`address ${JSON.stringify(address)} is not an absolute http(s) URL`);
+    }
+  });
+});

@@ -226,6 +226,18 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     expect(suite.store!.requestCount - before).toBe(1);
     expect((await suite.ogm.fetch(S))?.properties[svc.address]).toBeUndefined();
   });
+
+  onStore('should refuse values and inputs of the wrong shape with typed errors, writing nothing', async () => {
+    await service();
+    for (const value of [null, undefined, {}, [[1]]]) {
+      await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.address]: value as never } }), /is not a string, number, boolean, Date or RDF term/u, 'value-kind');
+    }
+    await expectRefused(() => suite.ogm.create({ iri: `${S}3`, type: 42 as never }), /must be a class IRI or a list of them, got "42"/u);
+    await expectRefused(() => suite.ogm.create(null as never), /create input must be an object, got "null"/u);
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: null as never }), /commit input.set must be an object/u);
+    // An empty set would be an update with an empty DELETE template, which Virtuoso refuses as a syntax error.
+    await expectRefused(() => suite.ogm.commit({ iri: S, set: {} }), /commit input.set names no property/u);
+  });
 });
 
 describe('OGM options', () => {
