@@ -10,6 +10,9 @@ import { parseDocument } from 'yaml';
 import { layerOf, type Layer } from './config-layers.js';
 import type { ConfigIssue, ConfigSource } from './config-issues.js';
 
+/** Alias uses a config file may make before it is taken for an expansion attack. */
+const YAML_MAX_ALIAS_COUNT = 100;
+
 /** What reading a config file gave: its settings, or the problems that stopped it. */
 export interface ConfigFileResult {
   layer: Layer;
@@ -22,16 +25,30 @@ function lineAndColumn(text: string, offset: number): { line: number; col: numbe
   return { line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
 }
 
+/**
+ * Where V8's JSON.parse message places the error: its "(line L column C)", else its "at position
+ * N", else the end of the text for a truncated document; undefined when it names no place.
+ */
+function jsonErrorPlace(message: string, text: string): { line: number; col: number } | undefined {
+  const lc = /\(line (\d+) column (\d+)\)/u.exec(message);
+  if (lc) return { line: Number(lc[1]), col: Number(lc[2]) };
+  const at = /at position (\d+)/u.exec(message);
+  if (at) return lineAndColumn(text, Number(at[1]));
+  return /end of JSON input/u.test(message) ? lineAndColumn(text, text.length) : undefined;
+}
+
 function parseJson(text: string): { value?: unknown; problems: string[] } {
   try {
     return { value: JSON.parse(text), problems: [] };
   } catch (error) {
     const message = (error as Error).message;
-    const at = /at position (\d+)/u.exec(message);
-    const pos = at ? lineAndColumn(text, Number(at[1])) : lineAndColumn(text, text.length);
-    // V8 quotes a piece of the document after the position; drop it (it may hold a secret).
-    const what = message.replace(/ in JSON at position \d+.*$/u, '').replace(/, ".*" is not valid JSON$/u, '');
-    return { problems: [`line ${pos.line}, column ${pos.col}: ${what}`] };
+    const place = jsonErrorPlace(message, text);
+    // V8 quotes a piece of the document, possibly over several lines; drop it (it may hold a secret).
+    const what = message
+      .replace(/ in JSON at position \d+.*$/su, '')
+      .replace(/, ".*"(\.\.\.)? is not valid JSON$/su, '')
+      .replace(/^Unexpected token '(.)'.*$/su, (_, token: string) => `Unexpected token ${JSON.stringify(token)}`);
+    return { problems: [`${place ? `line ${place.line}, column ${place.col}: ` : ''}${what}`] };
   }
 }
 
@@ -43,7 +60,12 @@ function parseYaml(text: string): { value?: unknown; problems: string[] } {
     return `line ${pos.line}, column ${pos.col}: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/u, '')}`;
   });
   if (problems.length > 0) return { problems };
-  return { value: doc.toJS({ maxAliasCount: 100 }), problems: [] };
+  try {
+    return { value: doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }), problems: [] };
+  } catch {
+    // yaml refuses a document whose aliases expand too far (a "billion laughs" document).
+    return { problems: [`its aliases expand too far (more than ${YAML_MAX_ALIAS_COUNT} alias uses); write the settings out`] };
+  }
 }
 
 function kindOf(value: unknown): string {

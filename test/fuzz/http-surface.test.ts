@@ -96,9 +96,9 @@ describe.each(['embedded', 'remote'] as const)('the HTTP surface under hostile r
   const suite = middlewareSuite(kind, G);
   const weight = kind === 'remote' ? 0.25 : 0.5;
 
-  async function started(): Promise<{ mw: SemanticMiddleware; base: string; port: number }> {
+  async function started(httpToken?: string): Promise<{ mw: SemanticMiddleware; base: string; port: number }> {
     // No heartbeat loop: the graph must stay as start-up left it.
-    const mw = suite.controller({ heartbeatInterval: null, activityFeed: true });
+    const mw = suite.controller({ heartbeatInterval: null, activityFeed: true, ...(httpToken && { httpToken }) });
     mw.state(DOOR_STATE, () => 'closed');
     await mw.start();
     const port = (mw.server!.address() as { port: number }).port;
@@ -137,5 +137,21 @@ describe.each(['embedded', 'remote'] as const)('the HTTP surface under hostile r
     await report.check('malformed HTTP on raw sockets', property(rawCases, base, port), weight, { shrink: false });
     await report.check('header abuse', property(headerCases, base, port, (s) => s < 500), weight, { shrink: false });
     await stillServes(base);
+  }, 120_000);
+
+  suite.onStore('should refuse every hostile Authorization header with a 401 when a token is set, writing nothing', async () => {
+    const token = `fuzz-${randomUUID()}`;
+    const { base, port } = await started(token);
+    await guard.reset();
+    const guarded = fc
+      .tuple(fc.constantFrom('POST /workflows/open/execute', 'GET /activity', 'GET /state/doorState'), fc.oneof(hostileText, fc.constantFrom('Bearer', `Bearer ${token} x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, `${token}`)))
+      .map(([route, value]) => {
+        const [method, path] = route.split(' ') as [string, string];
+        const header = `Authorization: ${Buffer.from(value, 'utf8').toString('latin1')}`;
+        return { name: `${route} with ${preview(value)}`, send: (_b: string, p: number) => rawRequest({ port: p }, rawHttp(method, path, [header])).then(asAnswer) };
+      });
+    await report.check('hostile bearer tokens', property(guarded, base, port, (s) => s === 401 || s === 400), weight, { shrink: false });
+    const open = await fetch(`${base}/workflows/open/execute`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect([open.status, await open.text()]).toEqual([200, '"opened"']);
   }, 120_000);
 });

@@ -72,6 +72,23 @@ describe('config files', () => {
     expect(await message({ file })).toBe(`  - config file ${file}: not valid JSON: line 4, column 1: Expected double-quoted property name`);
   });
 
+  it('should keep a JSON error on one line, naming the token but quoting none of the document', async () => {
+    const secret = 'p4ssw0rd-not-to-be-shown';
+    const file = write('yaml-in.json', `store:\n  password: ${secret}\n`);
+    expect(await message({ file })).toBe(`  - config file ${file}: not valid JSON: Unexpected token "s"`);
+    const newline = write('newline.json', `{\n  "port": tru\n}\n`);
+    expect(await message({ file: newline })).toBe(`  - config file ${newline}: not valid JSON: Unexpected token "\\n"`);
+    const cut = write('cut.json', `{\n  "port":`);
+    expect(await message({ file: cut })).toBe(`  - config file ${cut}: not valid JSON: line 2, column 10: Unexpected end of JSON input`);
+  });
+
+  it('should refuse a YAML alias bomb as a config problem', async () => {
+    const row = (alias: string) => `[${Array(9).fill(alias).join(', ')}]`;
+    const bomb = `a: &a ${row('x')}\nb: &b ${row('*a')}\nc: &c ${row('*b')}\nd: &d ${row('*c')}\ne: ${row('*d')}\n`;
+    const file = write('bomb.yaml', bomb);
+    expect(await message({ file })).toBe(`  - config file ${file}: not valid YAML: its aliases expand too far (more than 100 alias uses); write the settings out`);
+  });
+
   it('should read YAML 1.2: yes/no and quoted numbers stay strings and are refused, not coerced', async () => {
     const file = write('coerce.yaml', `resource: ${R}\nactivityFeed: yes\nport: "8000"\n`);
     expect((await message({ file })).split('\n')).toEqual([

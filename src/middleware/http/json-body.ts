@@ -31,6 +31,17 @@ export function jsonBody(limitBytes: number): RequestHandler {
       next(new HttpError(415, `the request body has Content-Type ${JSON.stringify(type)}; this route accepts application/json`));
       return;
     }
-    parse(req, res, next);
+    parse(req, res, (error?: unknown) => next(error === undefined ? undefined : decodingError(error, req.headers['content-encoding'])));
   };
+}
+
+/**
+ * The parser's error, or for a body that failed to decompress (an untagged 400 on a request with
+ * a Content-Encoding) one that says so: zlib's own words ("incorrect header check") do not.
+ */
+function decodingError(error: unknown, encoding: string | undefined): unknown {
+  const fields = error as { status?: unknown; type?: unknown; message?: unknown };
+  if (encoding === undefined || encoding === 'identity' || fields?.status !== 400 || fields.type !== undefined) return error;
+  const why = typeof fields.message === 'string' && fields.message !== 'Bad Request' ? ` (${fields.message})` : '';
+  return new HttpError(400, `the request body could not be decompressed as its Content-Encoding ${JSON.stringify(encoding)} says${why}: send it as declared, or uncompressed`, { cause: error });
 }

@@ -89,6 +89,17 @@ describe('POST /workflows/event_trigger/execute', () => {
     expect(surface.triggered).toEqual([]);
   });
 
+  it('should answer 400 naming the encoding problem for a body that is not what its Content-Encoding says', async () => {
+    const url = await start();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: 'notgz!' });
+      const [status, detail] = await detailOf(res);
+      expect(status).toBe(400);
+      expect(detail).toMatch(new RegExp(`^the request body could not be decompressed as its Content-Encoding "${encoding}" says`, 'u'));
+    }
+    expect(surface.triggered).toEqual([]);
+  });
+
   it('should read a body without a Content-Type as JSON and accept +json types', async () => {
     const url = await start();
     const bare = await fetch(url, { method: 'POST', body: new Blob([JSON.stringify({ operation_iri: OP })]) });
