@@ -91,7 +91,10 @@ export interface SemanticMiddlewareOptions {
   activityCapacity?: number;
   /** pino logger; default `createLogger()`. */
   logger?: Logger;
-  /** fetch used to deliver event triggers; default the global `fetch`. */
+  /**
+   * fetch used to deliver event triggers; default undici's `fetch` (the copy the sidecar loads
+   * anyway; the global one would load Node's internal second copy).
+   */
   fetch?: FetchFunction;
   /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */
   shutdownGraceMs?: number;
