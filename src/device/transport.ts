@@ -34,7 +34,11 @@ export interface DeviceTransport {
    * after close().
    */
   request(req: DeviceRequest): Promise<unknown>;
-  /** Closes the pool; requests in flight finish (each within its own timeout). Repeatable. */
+  /**
+   * Closes the pool. Requests still in flight are abandoned (they reject with a RuntimeError):
+   * whoever closes the transport has stopped waiting for them, and a hung device must not hold
+   * a stopping sidecar past its shutdown deadline. Repeatable.
+   */
   close(): Promise<void>;
   /** The target in logs and errors: `http://127.0.0.1:9000` or `unix:/run/door.sock`. */
   readonly description: string;
@@ -71,6 +75,8 @@ class PoolTransport implements DeviceTransport {
   readonly description: string;
   private readonly pool: Pool;
   private closed = false;
+  /** Aborts of the requests in flight, so close() can abandon them. */
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(
     private readonly target: ResolvedTarget,
@@ -94,6 +100,7 @@ class PoolTransport implements DeviceTransport {
     const body = req.body === undefined ? undefined : jsonBody(req.body, call);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeoutMs);
+    this.inFlight.add(abort);
     const started = performance.now();
     try {
       const response = await this.pool.request({
@@ -107,17 +114,20 @@ class PoolTransport implements DeviceTransport {
       this.logDone(call, response.statusCode, started);
       return value;
     } catch (err) {
+      if (abort.signal.reason instanceof RuntimeError) throw abort.signal.reason;
       const failure = isDeviceReplyFailure(err) ? err : transportFailure(err, call, timeoutMs, abort.signal.aborted);
       this.logDone(call, failure.code, started);
       throw failure;
     } finally {
       clearTimeout(timer);
+      this.inFlight.delete(abort);
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const abort of this.inFlight) abort.abort(new RuntimeError(`device transport ${this.description} was closed while a call was waiting for the device; the call was abandoned`));
     await this.pool.close();
   }
 

@@ -24,7 +24,10 @@ export class CallbackWorker {
   constructor(
     private readonly ctx: MiddlewareContext,
     private readonly claim: Claim,
-  ) {}
+  ) {
+    // Work enqueued by other paths than a trigger (picked up again after a store outage) starts too.
+    ctx.queue.onPush(() => this.kick());
+  }
 
   /**
    * Registers the work function; Operations already queued start at once (when started).

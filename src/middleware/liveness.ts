@@ -3,6 +3,7 @@ import { sweepStaleServices } from '../registration/liveness.js';
 import { makeServiceReachable } from '../registration/services.js';
 import { svc } from '../vocab/terms.js';
 import type { MiddlewareContext } from './context.js';
+import { requeueAfterStoreFailures } from './reconstruct.js';
 import { registerServiceAndParts } from './register-parts.js';
 
 /**
@@ -14,7 +15,9 @@ import { registerServiceAndParts } from './register-parts.js';
  * if the Service still carries its `svc:address`. If it does not, the Service was deregistered
  * behind this instance's back (a sweep during a store or network outage): that is logged at warn
  * and the Service is registered again (Workflows, StateProperties, then reachable with a fresh
- * heartbeat), so it comes back by itself.
+ * heartbeat), so it comes back by itself. When the store failed requests since the last look,
+ * the Service's queued Operations that its queue does not hold are enqueued again (see
+ * `requeueAfterStoreFailures`).
  * @throws RuntimeError outside resource mode; UnavailableError unless registered; StoreError.
  */
 export async function emitHeartbeat(ctx: MiddlewareContext): Promise<void> {
@@ -34,14 +37,16 @@ export async function emitHeartbeat(ctx: MiddlewareContext): Promise<void> {
     ctx.logger.trace({ service: serviceIri }, 'heartbeat');
     // `at`, not `time`: the feed stamps every entry with its own `time`.
     ctx.record('heartbeat', { service: serviceIri, at: timestamp.toISOString() });
-    return;
+  } else {
+    // stop() deregisters after the loop ended; a heartbeat racing it must not bring the Service back.
+    if (ctx.phase !== 'started') return;
+    ctx.logger.warn({ service: serviceIri, address }, 'the Service was deregistered behind this instance (swept during an outage?); registering it again');
+    await registerServiceAndParts(ctx);
+    await makeServiceReachable(ctx.ogm, serviceIri, address, { heartbeat: new Date(), ...ctx.graph });
+    ctx.record('registered', { service: serviceIri, address, again: true });
   }
-  // stop() deregisters after the loop ended; a heartbeat racing it must not bring the Service back.
-  if (ctx.phase !== 'started') return;
-  ctx.logger.warn({ service: serviceIri, address }, 'the Service was deregistered behind this instance (swept during an outage?); registering it again');
-  await registerServiceAndParts(ctx);
-  await makeServiceReachable(ctx.ogm, serviceIri, address, { heartbeat: new Date(), ...ctx.graph });
-  ctx.record('registered', { service: serviceIri, address, again: true });
+  // The store answers again: work whose trigger was refused during an outage is picked up now.
+  await requeueAfterStoreFailures(ctx, serviceIri);
 }
 
 /**

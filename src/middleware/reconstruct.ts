@@ -4,6 +4,9 @@ import { OperationStatus } from '../vocab/status.js';
 import { RECLAIM_REASON } from './constants.js';
 import type { MiddlewareContext } from './context.js';
 
+// Failed store requests each instance had seen when it last read its queued Operations.
+const seenStoreFailures = new WeakMap<MiddlewareContext, number>();
+
 /**
  * Queue reconstruction at start-up, with the per-Operation rule: the Operations of this Service
  * are those whose Capability a Workflow of THIS Service realizes (`findServiceOperations`), so a
@@ -17,6 +20,7 @@ import type { MiddlewareContext } from './context.js';
  */
 export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: string): Promise<{ queued: number; failed: number }> {
   const { ogm, graph, logger } = ctx;
+  seenStoreFailures.set(ctx, ogm.store.failedRequests ?? 0);
   const [queued, running] = await Promise.all([
     findServiceOperations(ogm, serviceIri, [OperationStatus.QUEUED], graph),
     findServiceOperations(ogm, serviceIri, [OperationStatus.RUNNING], graph),
@@ -36,4 +40,29 @@ export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: strin
   for (const operationIri of queued.sort()) ctx.queue.push({ operationIri });
   ctx.record('reconstructed', { service: serviceIri, queued: queued.length, failed });
   return { queued: queued.length, failed };
+}
+
+/**
+ * Enqueues again the queued Operations of this Service that its queue does not hold, once the
+ * store failed a request since the last look (start-up, or the previous call). A trigger that
+ * reached this instance while its store link was down was refused (503); when the caller could
+ * not revert the Operation either (its link was down too), the Operation stayed `queued` in the
+ * graph with nobody to run it. Called after each heartbeat, so such work is picked up as soon as
+ * the link is back, and costs nothing while the store answers. Queued Operations already here,
+ * or in flight, are not enqueued twice; the claim's compare-and-set runs each one once.
+ * @returns how many Operations were enqueued.
+ * @throws StoreError when the store fails again (the next heartbeat retries).
+ */
+export async function requeueAfterStoreFailures(ctx: MiddlewareContext, serviceIri: string): Promise<number> {
+  const failures = ctx.ogm.store.failedRequests ?? 0;
+  if (failures === (seenStoreFailures.get(ctx) ?? 0)) return 0;
+  const queued = await findServiceOperations(ctx.ogm, serviceIri, [OperationStatus.QUEUED], ctx.graph);
+  seenStoreFailures.set(ctx, failures);
+  let added = 0;
+  for (const operationIri of queued.sort()) if (ctx.queue.push({ operationIri })) added += 1;
+  if (added > 0) {
+    ctx.logger.info({ service: serviceIri, operations: added }, 'queued operations picked up after the store failed requests');
+    ctx.record('reconstructed', { service: serviceIri, queued: added, failed: 0 });
+  }
+  return added;
 }

@@ -10,6 +10,8 @@ export interface QueueEntry {
   /** The Workflow of this Service that realizes the Operation's Capability; resolved at claim time when unknown (queue reconstruction). */
   readonly workflowIri?: string;
   readonly workflowName?: string;
+  /** True when a claim of it was sent but the store's answer was lost: it may have applied. */
+  readonly claimSent?: boolean;
 }
 
 /** An Operation taken from the queue and not finished yet. */
@@ -28,6 +30,7 @@ export class WorkQueue {
   private readonly entries: QueueEntry[] = [];
   private readonly queued = new Set<string>();
   private readonly inFlight = new Map<string, InFlight>();
+  private readonly listeners: (() => void)[] = [];
 
   /** Queued Operations. */
   get size(): number {
@@ -39,11 +42,21 @@ export class WorkQueue {
     return this.queued.has(operationIri) || this.inFlight.has(operationIri);
   }
 
+  /**
+   * Calls `listener` after every entry appended by {@link push}, on a later microtask (never
+   * inside the caller's synchronous step), so whoever runs the queue learns of work however it
+   * was enqueued: by a trigger, or picked up again from the graph.
+   */
+  onPush(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   /** Appends an entry; returns false (and changes nothing) when the Operation is already here. */
   push(entry: QueueEntry): boolean {
     if (this.has(entry.operationIri)) return false;
     this.entries.push(entry);
     this.queued.add(entry.operationIri);
+    for (const listener of this.listeners) queueMicrotask(listener);
     return true;
   }
 

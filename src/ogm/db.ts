@@ -4,7 +4,7 @@ import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { cfc } from '../vocab/terms.js';
 import type { Tbox } from './tbox.js';
-import { appendUpdate, deleteUpdate } from './updates.js';
+import { appendUpdate, deleteUpdate, guardedDeleteUpdate, triplePattern } from './updates.js';
 import { toTerm, type ValueInput } from './values.js';
 
 /** Properties the spec lets bypass the OGM's replace semantics as atomic multi-valued appends. */
@@ -57,6 +57,20 @@ export class OgmDb {
       });
     }
     await this.store.update(appendUpdate(assertIri(graph, 'graph'), [[triple.subject, triple.predicate, toTerm(info, triple.object)]]));
+  }
+
+  /**
+   * Deletes the given triples in one request, only while the `guard` triple is present, and
+   * tells whether it applied. A store that cannot report what an update did (any but Virtuoso,
+   * `store serve` and the embedded store) is asked afterwards whether the guard is gone, which
+   * also holds when it was gone before: then this says true, although nothing was deleted.
+   */
+  async tripleDeleteIf(triples: readonly { subject: string; predicate: string; object: Term }[], guard: { subject: string; predicate: string; object: Term }, graph = this.defaultGraph): Promise<boolean> {
+    const g = assertIri(graph, 'graph');
+    const rows = triples.map((t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term]);
+    const held: [string, string, Term] = [assertIri(guard.subject, 'subject'), assertIri(guard.predicate, 'predicate'), guard.object];
+    const pattern = triplePattern(g, held);
+    return this.store.conditionalUpdate(guardedDeleteUpdate(g, rows, held), { before: `ASK ${pattern}`, after: `ASK { FILTER NOT EXISTS ${pattern} }` });
   }
 
   /** Deletes the given triples in one `DELETE DATA`; triples that are absent are ignored. */

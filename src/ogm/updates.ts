@@ -114,6 +114,23 @@ export function deleteUpdate(graph: string, rows: readonly [string, string, Term
   return `DELETE DATA { ${inGraph(graph, rows.map(([s, p, o]) => `${sparqlIri(s)} ${sparqlIri(p)} ${sparqlTerm(o)} .`))} }`;
 }
 
+/**
+ * `DELETE { triples } WHERE { guard }` in one graph: the triples are removed only while the
+ * guard triple holds, in one atomic update (a revert that must not undo a claim made meanwhile).
+ */
+export function guardedDeleteUpdate(graph: string, rows: readonly [string, string, Term][], guard: [string, string, Term]): string {
+  return `DELETE { ${inGraph(graph, tripleLines(rows))} } WHERE ${triplePattern(graph, guard)}`;
+}
+
+/** `{ GRAPH <g> { s p o . } }`: one triple of one graph as a group pattern. */
+export function triplePattern(graph: string, row: [string, string, Term]): string {
+  return `{ ${inGraph(graph, tripleLines([row]))} }`;
+}
+
+function tripleLines(rows: readonly [string, string, Term][]): string[] {
+  return rows.map(([s, p, o]) => `${sparqlIri(s)} ${sparqlIri(p)} ${sparqlTerm(o)} .`);
+}
+
 /** `SELECT ?t` of the individual's asserted types in the graph. */
 export function typesQuery(graph: string, iri: string): string {
   return `SELECT ?t WHERE { ${inGraph(graph, `${sparqlIri(iri)} ${sparqlIri(w3.type)} ?t .`)} }`;

@@ -1,4 +1,4 @@
-import { ValueError } from '../errors.js';
+import { TransitionConflictError, ValueError } from '../errors.js';
 import { assertIri, isIri, preview } from '../iri/validate.js';
 import type { CreateInput, OGM, PropertyInputs } from '../ogm/ogm.js';
 import { graphFragment, sparql } from '../store/sparql.js';
@@ -107,16 +107,23 @@ export async function createOperation(ogm: OGM, options: CreateOperationOptions)
 /**
  * Removes exactly what {@link createOperation} wrote for the same options (the types, including
  * `owl:NamedIndividual`, which the reference leaves behind, the capability link, the status and
- * the data fields) in one `DELETE DATA` through `ogm.db.tripleDelete`, and makes the OGM forget
- * the individual. Meant for a just-created `queued` Operation whose event trigger failed: a
- * triple written later by someone else (a status another writer changed) is not removed.
+ * the data fields) in one request through the low-level triple deletion (`ogm.db.tripleDeleteIf`),
+ * and makes the OGM forget the individual. Meant for a just-created `queued` Operation whose
+ * event trigger failed, and applied only while it still holds the status it was created with:
+ * a receiver that took the Operation although its answer never reached the caller (a timeout, a
+ * dropped connection) keeps it whole, instead of being left with a status and provenance on an
+ * Operation that has no type or Capability any more.
  * @throws the same errors as createOperation for the same input.
+ * @throws TransitionConflictError (nothing removed) when the Operation no longer holds that status.
  * @example await revertOperation(ogm, { operationIri, operationClass, capabilityIri, data })
  */
 export async function revertOperation(ogm: OGM, options: RevertOperationOptions): Promise<void> {
   const input = await operationCreateInput(ogm, options);
   const { graph, triples } = await ogm.createTriples(input);
-  await ogm.db.tripleDelete(triples, graph);
+  const status = triples.find((t) => t.predicate === svc.operationStatus)!;
+  if (!(await ogm.db.tripleDeleteIf(triples, status, graph))) {
+    throw new TransitionConflictError(`Operation <${input.iri}> was not reverted: it is no longer '${status.object.value}' (its receiver took it already) or does not exist`);
+  }
   ogm.forget(input.iri, graph);
 }
 

@@ -34,6 +34,11 @@ export interface TripleStore {
   /** Requests sent again after the store rolled them back (remote stores only). */
   readonly retriedRequests?: number;
   /**
+   * Requests that failed (no answer, or an error answer) so far (remote stores only). A
+   * sidecar compares it between heartbeats to notice that its store link was down meanwhile.
+   */
+  readonly failedRequests?: number;
+  /**
    * True when the store applies a DELETE/INSERT solution whose DELETE template has unbound
    * variables (as SPARQL 1.1 says: only the triples with unbound variables are skipped). Virtuoso
    * drops the whole solution instead, so updates that replace possibly missing values must then
