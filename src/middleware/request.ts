@@ -1,4 +1,4 @@
-import { ValueError } from '../errors.js';
+import { TriggerDeliveryError, ValueError } from '../errors.js';
 import { mintOperationIri } from '../iri/mint.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { resolveDispatchTarget } from '../registration/dispatch.js';
@@ -45,7 +45,9 @@ export type RequestBody = (draft: OperationDraft) => unknown;
  * all the same, as the spec says, so the receiver's claim or terminal write then fails (logged).
  * @throws OperationResolutionError when no reachable Service realizes the Capability (before the body runs).
  * @throws the body's error (nothing written).
- * @throws TriggerDeliveryError when the receiver did not take the trigger (the Operation was reverted).
+ * @throws TriggerDeliveryError when the receiver did not take the trigger: the Operation was
+ *   reverted, or, when the message says it could not be reverted, it stays in the graph (the
+ *   caller's store link failed too, or the receiver had taken it) and may still run.
  * @throws ValueError / ValidationError / OntologyGroundTruthError for bad input (nothing written).
  */
 export async function request(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
@@ -79,6 +81,12 @@ export async function request(ctx: MiddlewareContext, options: RequestOptions, b
       ctx.record('reverted', { operation: operationIri, service: target.serviceIri, error: errorText(error) });
     } catch (revertError) {
       log.error({ err: revertError }, 'the Operation could not be reverted');
+      // The caller must not read "not delivered" as "nothing happened" and dispatch again.
+      throw new TriggerDeliveryError(
+        `${errorText(error)}; the Operation <${operationIri}> could not be reverted (${errorText(revertError)}) and stays in the graph: ` +
+          'its receiver may still run it, so follow it instead of dispatching it again',
+        { cause: error },
+      );
     }
     throw error;
   }

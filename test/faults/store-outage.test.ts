@@ -137,6 +137,7 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
     const answer = await answered;
     expect(answer.status).toBe(502);
     expect((answer.json as { detail: string }).detail).toContain(`answered 503`);
+    expect((answer.json as { detail: string }).detail).toContain(`the Operation <${operation}> could not be reverted`);
     await until(async () => (robot.sidecar.proc.logs().some((l) => l.operation === operation && l.msg === 'the Operation could not be reverted') ? true : undefined), "the caller's log of the failed revert", 5_000, logs);
     expect(await readOperation(cell.ogm, operation)).toMatchObject({ status: 'queued' });
 
@@ -179,7 +180,7 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
       doorHttp.restore();
     }
     expect(answer.status).toBe(502);
-    expect((answer.json as { detail: string }).detail).toMatch(/^event trigger of the receiver at .* was not delivered: no answer within \d+ ms$/u);
+    expect((answer.json as { detail: string }).detail).toMatch(/^event trigger of the receiver at .* was not delivered: no answer within \d+ ms; the Operation <.*> could not be reverted .* stays in the graph/u);
     const reverts = robot.sidecar.proc.logs().filter((l) => l.operation === operation && l.msg === 'the Operation could not be reverted');
     expect(reverts.map((l) => (l.err as { message?: string }).message)).toEqual([expect.stringContaining("it is no longer 'queued'")]);
     const done = await operationWhen(cell, operation, (s) => s?.status === 'done' || s?.status === 'failed', 20_000, logs);
