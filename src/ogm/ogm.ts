@@ -247,6 +247,15 @@ export class OGM {
   }
 
   /** The individual's asserted classes in `graph` (cached; types are never rewritten). */
+  /**
+   * Records the asserted classes of `iri` that a caller's own query already read (one that joined
+   * `rdf:type` for another purpose), so the next write's validation does not ask the store.
+   */
+  rememberTypes(iri: string, classes: readonly string[], graph = this.graph): void {
+    const known = classes.filter((c) => c !== w3.NamedIndividual);
+    if (known.length > 0) this.types.add(graph, iri, known);
+  }
+
   async typesOf(iri: string, graph = this.graph): Promise<string[]> {
     const cached = this.types.get(graph, iri);
     if (cached) return cached;

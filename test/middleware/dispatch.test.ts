@@ -7,7 +7,7 @@ import { registerService, registerWorkflow, makeServiceReachable, servicesOfReso
 import { buildWorkflowEndpoint } from '../../src/iri/index.js';
 import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
-import { ANGLE, DOOR_STATE, gate, middlewareSuite, NOTE, OPEN, OPEN_REQUEST, until } from './support/harness.js';
+import { ANGLE, DOOR_STATE, FlakyStore, gate, middlewareSuite, NOTE, OPEN, OPEN_REQUEST, until } from './support/harness.js';
 
 const G = 'urn:test:middleware:dispatch';
 const DOOR2 = PLANT('door2');
@@ -51,6 +51,21 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     expect(dump).toContain(`<${op}> <${ANGLE}> "90"`);
     const kinds = door.activity!.entries().entries.map((e) => e.kind);
     expect(kinds).toEqual(expect.arrayContaining(['registered', 'trigger', 'claim', 'done']));
+  });
+
+  onStore('should cost a cold receiver 4 store requests per Operation: route read, claim, fetch, terminal write', async () => {
+    const observed = new FlakyStore(suite.store!);
+    const calls: string[] = [];
+    observed.failing = (kind) => (calls.push(kind), false);
+    const door = suite.controller({ heartbeatInterval: null, ogm: suite.newOgm(observed) });
+    door.registerCallback(() => 'opened');
+    await door.start();
+    const robot = await caller();
+    calls.length = 0;
+    const op = await robot.request(OPEN_REQUEST);
+    expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+    // The route read brings the Operation's classes, so the claim asks no type lookup of its own.
+    expect(calls).toEqual(['select', 'update', 'select', 'update']);
   });
 
   onStore('should record failed with the message and a failure snapshot whose id is the resource', async () => {
