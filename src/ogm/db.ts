@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.js';
-import { assertIri } from '../iri/validate.js';
+import { assertIri, preview } from '../iri/validate.js';
 import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { cfc } from '../vocab/terms.js';
@@ -45,7 +45,7 @@ export class OgmDb {
     assertIri(triple.subject, 'subject');
     if (!APPENDABLE_PROPERTIES.has(triple.predicate)) {
       throw new ValidationError(
-        `<${triple.predicate}> may not be appended on the low-level path; write it with ogm.commit (rule: low-level-append)`,
+        `property ${preview(triple.predicate)} may not be appended on the low-level path; write it with ogm.commit (rule: low-level-append)`,
         { focus: triple.subject, property: triple.predicate, rule: 'low-level-append' },
       );
     }

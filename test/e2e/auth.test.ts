@@ -16,7 +16,7 @@ import { plant, svc } from '../../src/vocab/index.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli, type CliResult } from '../support/sidecar-process.js';
 import { selfSigned, trustingFetch, type SelfSigned } from '../middleware/http/support/self-signed.js';
-import { servedStore, startDoor1, startRobot1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
+import { cellSuite, servedStore, startDoor1, startRobot1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
 import { startSidecar, startWatchdog } from './support/daemons.js';
 import { unixRequest } from './support/unix-http.js';
 
@@ -25,8 +25,7 @@ const WRONG_TOKEN = `wrong-${randomUUID()}`;
 const DOOR_OPEN = ['--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--target', 'plant:door1'];
 
 describe.each(['served', 'virtuoso'] as const)('a cell with a token and HTTPS on the %s store', (kind) => {
-  const endpoint = process.env.SPARQL_ENDPOINT || undefined;
-  const enabled = kind === 'served' || endpoint !== undefined;
+  const { enabled, onStore } = cellSuite(kind);
   const group = new ProcessGroup();
   let dir: string | undefined;
   let tls: SelfSigned | undefined;
@@ -34,13 +33,6 @@ describe.each(['served', 'virtuoso'] as const)('a cell with a token and HTTPS on
   let door: CellResource;
   let robot: CellResource;
   const files = { plant: '', wrong: '' };
-
-  const onStore = (name: string, fn: () => Promise<void>, timeout: number): void => {
-    it(name, async () => {
-      if (!enabled) return console.warn(`SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): ${name}`);
-      await fn();
-    }, timeout);
-  };
 
   /** `semantic-sidecar request` against the cell's store, trusting the test certificate. */
   const request = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> =>
@@ -61,7 +53,7 @@ describe.each(['served', 'virtuoso'] as const)('a cell with a token and HTTPS on
     files.wrong = join(dir, 'wrong-token');
     await writeFile(files.plant, `${PLANT_TOKEN}\n`, { mode: 0o600 });
     await writeFile(files.wrong, `${WRONG_TOKEN}\n`, { mode: 0o600 });
-    store = kind === 'served' ? await servedStore(group) : await virtuosoStore(endpoint!);
+    store = kind === 'served' ? await servedStore(group) : await virtuosoStore(process.env.SPARQL_ENDPOINT!);
     const secure = ['--http-token-file', files.plant, '--http-tls-cert-file', tls.certFile, '--http-tls-key-file', tls.keyFile];
     [door, robot] = await Promise.all([
       startDoor1(group, dir, store, { args: secure }),

@@ -3,14 +3,14 @@
  * and robot1 (bridge on loopback TCP), sharing one store: the embedded store served over SPARQL,
  * and the Virtuoso under test when SPARQL_ENDPOINT is set (with a named graph of this run's own).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cfc, plant } from '../../src/vocab/index.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
 import { ensureBuilt } from '../support/build.js';
-import { requestCli, servedStore, startDoor1, startRobot1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
+import { cellSuite, requestCli, servedStore, startDoor1, startRobot1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
 import { unixRequest } from './support/unix-http.js';
 
 const DOOR_OPEN = ['--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--target', 'plant:door1'];
@@ -18,27 +18,18 @@ const DOOR_OPEN = ['--capability', 'plant:DoorOpeningCapability', '--operation-c
 const DEVICE_TIMEOUT_MS = 1500;
 
 describe.each(['served', 'virtuoso'] as const)('dispatch between door1 and robot1 on the %s store', (kind) => {
-  const endpoint = process.env.SPARQL_ENDPOINT || undefined;
-  const enabled = kind === 'served' || endpoint !== undefined;
+  const { enabled, onStore } = cellSuite(kind);
   const group = new ProcessGroup();
   let dir: string | undefined;
   let store: CellStore | undefined;
   let door: CellResource;
   let robot: CellResource;
 
-  /** A test that runs only when this store is available (and says so when it is skipped). */
-  const onStore = (name: string, fn: () => Promise<void>, timeout: number): void => {
-    it(name, async () => {
-      if (!enabled) return console.warn(`SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): ${name}`);
-      await fn();
-    }, timeout);
-  };
-
   beforeAll(async () => {
     if (!enabled) return;
     await ensureBuilt();
     dir = await mkdtemp(join(tmpdir(), `sm-e2e-dispatch-${kind}-`));
-    store = kind === 'served' ? await servedStore(group) : await virtuosoStore(endpoint!);
+    store = kind === 'served' ? await servedStore(group) : await virtuosoStore(process.env.SPARQL_ENDPOINT!);
     [door, robot] = await Promise.all([
       startDoor1(group, dir, store, { env: { SIDECAR_DEVICE_TIMEOUT_MS: String(DEVICE_TIMEOUT_MS) } }),
       startRobot1(group, dir, store),

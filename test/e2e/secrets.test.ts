@@ -6,7 +6,7 @@
  * On the embedded store served with `store serve --token-file` (which checks the password), and
  * on Virtuoso when SPARQL_ENDPOINT is set (which ignores it: no bad-password run there).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import { DEFAULT_DATA_GRAPH, plant } from '../../src/vocab/index.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli, type CliResult, type Proc } from '../support/sidecar-process.js';
 import { selfSigned, type SelfSigned } from '../middleware/http/support/self-signed.js';
-import { FAULTS_TTL, PLANT_TTL, ROBOT1_CONFIG, startDoor1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
+import { cellSuite, FAULTS_TTL, PLANT_TTL, ROBOT1_CONFIG, startDoor1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
 import { startBridge, startSidecar, startStore, type SidecarProc } from './support/daemons.js';
 
 const secret = (name: string): string => `${name}-${randomUUID()}`;
@@ -35,8 +35,7 @@ async function tokenStore(group: ProcessGroup, tokenFile: string, env: NodeJS.Pr
 }
 
 describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s store', (kind) => {
-  const endpoint = process.env.SPARQL_ENDPOINT || undefined;
-  const enabled = kind === 'served' || endpoint !== undefined;
+  const { enabled, onStore } = cellSuite(kind);
   const group = new ProcessGroup();
   let dir: string | undefined;
   let tls: SelfSigned | undefined;
@@ -71,7 +70,7 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
       file[name] = join(dir, `${name}.secret`);
       await writeFile(file[name], `${SECRETS[name]}\n`, { mode: 0o600 });
     }
-    store = kind === 'served' ? await tokenStore(group, file.store, credentials()) : await virtuosoStore(endpoint!);
+    store = kind === 'served' ? await tokenStore(group, file.store, credentials()) : await virtuosoStore(process.env.SPARQL_ENDPOINT!);
     const debug = ['--activity-feed', '--log-level', 'debug'];
     const tlsArgs = ['--http-tls-cert-file', tls.certFile, '--http-tls-key-file', tls.keyFile];
     door = await startDoor1(group, dir, store, { args: ['--http-token-file', file.doorHttp, ...tlsArgs, ...debug], env: credentials() });
@@ -139,8 +138,7 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
     return proc;
   }
 
-  it('should keep every secret out of logs, error bodies, trigger errors and the activity feed', async () => {
-    if (!enabled) return console.warn('SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): secrets');
+  onStore('should keep every secret out of logs, error bodies, trigger errors and the activity feed', async () => {
     await driveLocalApi();
     await driveSurfacesAndCli();
     const bad = kind === 'served' ? await badPasswordSidecar() : undefined;

@@ -109,13 +109,14 @@ describe('literals and the sparql template under hostile input', () => {
     );
   });
 
-  it('should refuse lone surrogates, bad language tags and non-strings as literal values, naming them', async () => {
+  it('should refuse lone surrogates, NUL, bad language tags and non-strings as literal values, naming them', async () => {
     await report.check(
       'literals refuse bad values',
       fc.property(
         fc.oneof(
-          hostileText.filter((s) => !s.isWellFormed()).map((value) => ({ value, lang: undefined as string | undefined, bad: value as unknown })),
-          hostileText.filter((s) => !/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/u.test(s)).map((lang) => ({ value: 'x', lang, bad: lang as unknown })),
+          hostileText.filter((s) => !s.isWellFormed() || s.includes('\u0000')).map((value) => ({ value, lang: undefined as string | undefined, bad: value as unknown })),
+          // An empty language means "no language": that literal is valid.
+          hostileText.filter((s) => s !== '' && !/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/u.test(s)).map((lang) => ({ value: 'x', lang, bad: lang as unknown })),
           notAString.map((value) => ({ value: value as string, lang: undefined as string | undefined, bad: undefined as unknown })),
         ),
         ({ value, lang, bad }) => {

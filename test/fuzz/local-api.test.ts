@@ -50,7 +50,7 @@ const apiCases: fc.Arbitrary<ApiCase> = fc.oneof(
   hostileText.filter((s) => !/^\d{1,9}$/u.test(s) && s.isWellFormed()).map((bad) => ({ name: `status waitMs ${preview(bad)}`, method: 'GET', path: `/operations/status?iri=urn:fuzz:x&waitMs=${enc(bad)}`, names: bad })),
   fc.tuple(fc.constantFrom('mode', 'workpiece', 'counterpart'), badIri.filter((v) => v.isWellFormed())).map(([f, bad]) => post('/handovers', { mode: mes.PutAbility, workpiece: 'urn:fuzz:wp', counterpart: plant.conveyor1, [f]: bad }, bad, `handover ${f}=${preview(bad)}`)),
   oddIri.map((odd) => post('/handovers', { mode: mes.PutAbility, workpiece: odd, counterpart: plant.conveyor1 }, odd, `handover of unpossessed ${odd}`)),
-  fc.tuple(hostileText.filter((s) => s.isWellFormed() && s !== '.' && s !== '..'), fc.constantFrom('commit', 'abort')).map(([id, step]) => ({ name: `handover ${step} ${preview(id)}`, method: 'POST', path: `/handovers/${enc(id)}/${step}`, names: id })),
+  fc.tuple(hostileText.filter((s) => s.isWellFormed() && s !== '' && s !== '.' && s !== '..'), fc.constantFrom('commit', 'abort')).map(([id, step]) => ({ name: `handover ${step} ${preview(id)}`, method: 'POST', path: `/handovers/${enc(id)}/${step}`, names: id })),
   fc.constantFrom('%ZZ', '%', '%E0%A4%A').map((raw) => ({ name: `undecodable id ${raw}`, method: 'POST', path: `/handovers/${raw}/commit` })),
 );
 

@@ -104,6 +104,8 @@ describe.each(['embedded', 'remote'] as const)('OGM under hostile input on the %
         await guard.expectUnchanged(`the revert of ${JSON.stringify(options)}`);
       }),
       kind === 'remote' ? 0.5 : 1,
+      // A failed case may leave its Operation behind, and every shrunk case would then fail on it.
+      { shrink: false },
     );
     expect(await guard.snapshot()).toBe(before);
   }, 120_000);

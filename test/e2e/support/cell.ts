@@ -3,6 +3,7 @@
  * the Virtuoso under test with a graph of the test's own), the example plant loaded, and door1
  * and robot1 each with a mock bridge and a sidecar started from the example configs.
  */
+import { it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,6 +19,23 @@ export const DOOR1_CONFIG = join(ROOT, 'config', 'door1.yaml');
 export const ROBOT1_CONFIG = join(ROOT, 'config', 'robot1.yaml');
 export const PLANT_TTL = join(ROOT, 'ontology', 'examples', 'plant.ttl');
 export const FAULTS_TTL = fileURLToPath(new URL('../fixtures/bridge-faults.ttl', import.meta.url));
+
+/** The stores a cell runs on: the embedded store served by `store serve`, or the Virtuoso under test. */
+export type CellStoreKind = 'served' | 'virtuoso';
+
+/** Whether a suite on `kind` can run here (Virtuoso needs SPARQL_ENDPOINT), and its `it` that says so when it cannot. */
+export function cellSuite(kind: CellStoreKind): { enabled: boolean; onStore(name: string, fn: () => Promise<void>, timeout: number): void } {
+  const enabled = kind === 'served' || Boolean(process.env.SPARQL_ENDPOINT);
+  return {
+    enabled,
+    onStore(name, fn, timeout) {
+      it(name, async () => {
+        if (!enabled) return console.warn(`SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): ${name}`);
+        await fn();
+      }, timeout);
+    },
+  };
+}
 
 /** The store a cell shares, and how the CLI and the library reach it. */
 export interface CellStore {

@@ -9,13 +9,12 @@
  * - `FAULT_SEED=n`: replays one run of a randomized loop (each run prints its seed).
  */
 import { randomInt } from 'node:crypto';
-import { it } from '@jest/globals';
 import { createLogger } from '../../../src/lib/logger.js';
 import { readOperation, type OperationSnapshot } from '../../../src/middleware/operation-watch.js';
 import { SemanticMiddleware } from '../../../src/middleware/semantic-middleware.js';
 import { OGM } from '../../../src/ogm/index.js';
 import { ONTOLOGY_GRAPHS, svc } from '../../../src/vocab/index.js';
-import { servedStore, virtuosoStore, type CellStore } from '../../e2e/support/cell.js';
+import { cellSuite, servedStore, virtuosoStore, type CellStore } from '../../e2e/support/cell.js';
 import type { ProcessGroup } from '../../support/sidecar-process.js';
 
 /** The stores every fault suite runs on. */
@@ -52,18 +51,7 @@ export function prng(seedValue: number): { next(): number; int(min: number, max:
 }
 
 /** Whether a suite on `kind` can run here, and its `it` that says so when it cannot. */
-export function faultSuite(kind: FaultStoreKind): { enabled: boolean; onStore(name: string, fn: () => Promise<void>, timeout: number): void } {
-  const enabled = kind === 'served' || Boolean(process.env.SPARQL_ENDPOINT);
-  return {
-    enabled,
-    onStore(name, fn, timeout) {
-      it(name, async () => {
-        if (!enabled) return console.warn(`SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): ${name}`);
-        await fn();
-      }, timeout);
-    },
-  };
-}
+export const faultSuite = cellSuite;
 
 /** The cell store of `kind`: `store serve --memory --provision` (its data in `serveArgs`), or Virtuoso with a fresh graph. */
 export function openCellStore(kind: FaultStoreKind, group: ProcessGroup, serveArgs?: readonly string[]): Promise<CellStore> {
