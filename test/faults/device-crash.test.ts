@@ -8,7 +8,7 @@
  * Knobs: none (this file runs the same under SOAK=1).
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,7 +19,7 @@ import { startDoor1, type CellResource, type CellStore } from '../e2e/support/ce
 import { startBridge, type BridgeProc } from '../e2e/support/daemons.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
-import { faultSuite, getJson, inProcessCaller, openCellStore, operationWhen, STORE_KINDS } from './support/fault-cell.js';
+import { closeFaultCell, faultSuite, getJson, inProcessCaller, openCellStore, operationWhen, STORE_KINDS } from './support/fault-cell.js';
 import { auditGraph } from './support/graph-audit.js';
 
 const OPEN = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation, targetResource: plant.door1 };
@@ -51,11 +51,7 @@ describe.each(STORE_KINDS)('a device bridge killed mid-Operation (%s store)', (k
     caller = inProcessCaller(cell);
   }, 180_000);
 
-  afterAll(async () => {
-    await group.cleanup();
-    await cell?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeFaultCell(group, cell, dir), 60_000);
 
   /** Requests `options` with `data`, waits until door1 runs it on the device, then kills the bridge with -9. */
   async function crashWhileRunning(options: typeof OPEN, data: Record<string, unknown>): Promise<string> {

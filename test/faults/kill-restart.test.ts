@@ -13,7 +13,7 @@
  * run (each run prints its seed).
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,7 +26,7 @@ import { startBridge, type BridgeProc, type SidecarProc } from '../e2e/support/d
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
 import { DeviceRecorder } from './support/device-recorder.js';
-import { faultSuite, inProcessCaller, openCellStore, prng, rounds, seed, STORE_KINDS, until } from './support/fault-cell.js';
+import { closeFaultCell, faultSuite, inProcessCaller, openCellStore, prng, rounds, seed, STORE_KINDS, until } from './support/fault-cell.js';
 import { auditGraph, readGraph, values, type GraphIndex } from './support/graph-audit.js';
 
 const DEVICE_MS = 400;
@@ -76,12 +76,7 @@ describe.each(STORE_KINDS)('door1 killed with -9 at random points and restarted 
     caller = inProcessCaller(cell);
   }, 180_000);
 
-  afterAll(async () => {
-    await group.cleanup();
-    await device?.close();
-    await cell?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeFaultCell(group, cell, dir, () => device?.close()), 60_000);
 
   /** Requests one Operation and files it as accepted or refused. */
   async function request(workflow: WorkflowName, round: number, point: KillPoint): Promise<Requested | undefined> {

@@ -9,7 +9,7 @@
  * Knobs: none (this file runs the same under SOAK=1).
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,7 +22,7 @@ import { unixRequest, type UnixAnswer } from '../e2e/support/unix-http.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
 import { DeviceRecorder } from './support/device-recorder.js';
-import { faultSuite, getJson, lastHeartbeat, openCellStore, operationWhen, STORE_KINDS, until, via } from './support/fault-cell.js';
+import { closeFaultCell, faultSuite, getJson, lastHeartbeat, openCellStore, operationWhen, STORE_KINDS, until, via } from './support/fault-cell.js';
 import { auditGraph, readGraph } from './support/graph-audit.js';
 import { FaultProxy, freePort } from './support/tcp-proxy.js';
 
@@ -71,12 +71,7 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
     ]);
   }, 180_000);
 
-  afterAll(async () => {
-    await group.cleanup();
-    await Promise.all([doorLink?.close(), robotLink?.close(), doorHttp?.close(), device?.close()]);
-    await cell?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeFaultCell(group, cell, dir, () => doorLink?.close(), () => robotLink?.close(), () => doorHttp?.close(), () => device?.close()), 60_000);
 
   onStore('should be not ready, log failing heartbeats naming the store and answer a direct request 503 while the store is away, then recover with nothing registered twice', async () => {
     const refused = newOperation();

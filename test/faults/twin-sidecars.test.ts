@@ -13,7 +13,7 @@
  * Knobs: none (this file runs the same under SOAK=1).
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,7 +26,7 @@ import { DOOR1_CONFIG, startDoor1, type CellStore } from '../e2e/support/cell.js
 import { startBridge, type BridgeProc, type SidecarProc } from '../e2e/support/daemons.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli } from '../support/sidecar-process.js';
-import { faultSuite, getJson, inProcessCaller, lastHeartbeat, openCellStore, operationWhen, reachable, STORE_KINDS, until } from './support/fault-cell.js';
+import { closeFaultCell, faultSuite, getJson, inProcessCaller, lastHeartbeat, openCellStore, operationWhen, reachable, STORE_KINDS, until } from './support/fault-cell.js';
 import { auditGraph, readGraph, subjectsWith, values } from './support/graph-audit.js';
 
 const OPEN = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation, targetResource: plant.door1 };
@@ -51,11 +51,7 @@ describe.each(STORE_KINDS)('two sidecars for one resource (%s store)', (kind) =>
     caller = inProcessCaller(cell);
   }, 180_000);
 
-  afterAll(async () => {
-    await group.cleanup();
-    await cell?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeFaultCell(group, cell, dir), 60_000);
 
   /** `start` with door1's flags as startDoor1 gives them, run to its end (it must fail). */
   function startTwin(home: string, port: number, localSocket: string): ReturnType<typeof runCli> {

@@ -14,7 +14,7 @@
  * Knobs: SOAK=1 runs 5 live sidecars for 45 s instead of 3 for 10 s.
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,7 +25,7 @@ import { startDoor1, type CellStore } from '../e2e/support/cell.js';
 import { startBridge, startWatchdog, type BridgeProc, type SidecarProc } from '../e2e/support/daemons.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, type Proc } from '../support/sidecar-process.js';
-import { faultSuite, getJson, inProcessCaller, lastHeartbeat, openCellStore, operationWhen, reachable, SOAK, STORE_KINDS, until } from './support/fault-cell.js';
+import { closeFaultCell, faultSuite, getJson, inProcessCaller, lastHeartbeat, openCellStore, operationWhen, reachable, SOAK, STORE_KINDS, until } from './support/fault-cell.js';
 import { auditGraph } from './support/graph-audit.js';
 
 // Half the threshold: close enough that the sweeps race the heartbeats, far enough that a busy
@@ -72,11 +72,7 @@ describe.each(STORE_KINDS)('a watchdog racing live heartbeats (%s store)', (kind
     caller = inProcessCaller(cell);
   }, 180_000);
 
-  afterAll(async () => {
-    await group.cleanup();
-    await cell?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeFaultCell(group, cell, dir), 60_000);
 
   interface BeatReport {
     /** Largest gap between two heartbeats, from the sidecar's activity feed. */

@@ -9,6 +9,7 @@
  * - `FAULT_SEED=n`: replays one run of a randomized loop (each run prints its seed).
  */
 import { randomInt } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { createLogger } from '../../../src/lib/logger.js';
 import { readOperation, type OperationSnapshot } from '../../../src/middleware/operation-watch.js';
 import { SemanticMiddleware } from '../../../src/middleware/semantic-middleware.js';
@@ -52,6 +53,14 @@ export function prng(seedValue: number): { next(): number; int(min: number, max:
 
 /** Whether a suite on `kind` can run here, and its `it` that says so when it cannot. */
 export const faultSuite = cellSuite;
+
+/** Ends a suite's processes, then what `closers` close (proxies, recorders), the cell's store client and the temp dir. */
+export async function closeFaultCell(group: ProcessGroup, cell: CellStore | undefined, dir: string | undefined, ...closers: (() => Promise<unknown> | undefined)[]): Promise<void> {
+  await group.cleanup();
+  await Promise.all(closers.map((close) => close()));
+  await cell?.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+}
 
 /** The cell store of `kind`: `store serve --memory --provision` (its data in `serveArgs`), or Virtuoso with a fresh graph. */
 export function openCellStore(kind: FaultStoreKind, group: ProcessGroup, serveArgs?: readonly string[]): Promise<CellStore> {
