@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
+import { isLoopbackHost } from '../middleware/http/security-options.js';
 import { provisionOntology } from '../ontology/provision.js';
 import { serveSparql, type SparqlServer } from '../store/sparql-server.js';
 import { UsageError } from './exit-codes.js';
@@ -41,8 +42,6 @@ Examples:
   $ semantic-sidecar store serve --data-dir ./store --socket /run/semantic-sidecar/store.sock
 `;
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 /**
  * `store serve`: opens the embedded store (durable in `--data-dir`, or `--memory`), optionally
  * provisions the bundled ontology, serves it until `stop` aborts, then closes the server and
@@ -52,7 +51,7 @@ export async function runStoreServe(options: StoreServeOptions, io: CliIo, stop:
   const where = listenOptions(options);
   const logger = cliLogger(options.logLevel);
   const token = options.tokenFile === undefined ? undefined : await readToken(options.tokenFile);
-  if (token === undefined && where.socketPath === undefined && !LOOPBACK.has(where.host)) {
+  if (token === undefined && where.socketPath === undefined && !isLoopbackHost(where.host)) {
     throw new UsageError(`--host ${where.host} is not loopback: serving the store beyond this machine needs --token-file`);
   }
   const { openEmbeddedStore } = await import('../store/embedded-store.js');

@@ -1,7 +1,7 @@
 import { describe, expect } from '@jest/globals';
-import { buildEventTriggerUrl, mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
+import { buildEventTriggerUrl, mintCapabilityIri } from '../../src/iri/index.js';
 import { OperationQueueEmpty, StoreError, ValueError } from '../../src/middleware/index.js';
-import { createOperation, markOperationFailed } from '../../src/registration/index.js';
+import { markOperationFailed } from '../../src/registration/index.js';
 import { cfc, plant, svc } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { ANGLE, FlakyStore, logSink, middlewareSuite, NOTE, postJson } from './support/harness.js';
@@ -12,17 +12,13 @@ describe.each(['embedded', 'remote'] as const)('claimNext on the %s store', (kin
   const suite = middlewareSuite(kind, G);
   const { onStore } = suite;
 
-  async function queuedOp(data: Record<string, string | number> = {}): Promise<string> {
-    const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open'), data });
-    return operationIri;
-  }
+  const { queuedOp } = suite;
   const trigger = (address: string, op: string) => postJson(buildEventTriggerUrl(address), { operation_iri: op });
 
   onStore('should hand the body the fetched Operation under the scope and store the result', async () => {
     const door = suite.controller();
     await door.start();
-    const a = await queuedOp({ testAngle: 30, [NOTE]: 'a' });
+    const a = await queuedOp({ data: { testAngle: 30, [NOTE]: 'a' } });
     const b = await queuedOp();
     const c = await queuedOp();
     for (const op of [a, b, c]) await trigger(door.address!, op);

@@ -1,8 +1,8 @@
 import { describe, expect } from '@jest/globals';
 import { createServer } from 'node:net';
-import { buildEventTriggerUrl, buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintOperationIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { buildEventTriggerUrl, buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OntologyGroundTruthError, RECLAIM_REASON, RuntimeError, SHUTDOWN_REASON, TransitionConflictError } from '../../src/middleware/index.js';
-import { createOperation, setOperationStatus } from '../../src/registration/index.js';
+import { setOperationStatus } from '../../src/registration/index.js';
 import { PLANT, plant, svc } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { DOOR_STATE, gate, middlewareSuite, OPEN, postJson, until } from './support/harness.js';
@@ -14,11 +14,7 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
   const { onStore } = suite;
 
   const addressOf = async (serviceIri: string): Promise<string | undefined> => (await suite.dump()).match(new RegExp(`<${serviceIri}> <${svc.address}> "([^"]+)"`))?.[1];
-  async function queuedOp(): Promise<string> {
-    const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open') });
-    return operationIri;
-  }
+  const { queuedOp } = suite;
 
   onStore('should register the Service reachable with its parts at start and deregister it at stop', async () => {
     const door = suite.controller({ activityFeed: true });

@@ -1,7 +1,7 @@
 import { describe, expect } from '@jest/globals';
-import { buildEventTriggerUrl, buildWorkflowEndpoint, mintCapabilityIri, mintOperationIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { buildEventTriggerUrl, buildWorkflowEndpoint, mintWorkflowIri } from '../../src/iri/index.js';
 import { RuntimeError, UnavailableError } from '../../src/middleware/index.js';
-import { createOperation, sweepStaleServices, SWEEP_REASON } from '../../src/registration/index.js';
+import { sweepStaleServices, SWEEP_REASON } from '../../src/registration/index.js';
 import { plant, svc } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { DOOR_STATE, FlakyStore, gate, logSink, middlewareSuite, postJson, until } from './support/harness.js';
@@ -17,11 +17,7 @@ describe.each(['embedded', 'remote'] as const)('heartbeats and sweeps on the %s 
     return m ? Date.parse(m[1]!) : undefined;
   };
   const hasAddress = async (serviceIri: string): Promise<boolean> => (await suite.dump()).includes(`<${serviceIri}> <${svc.address}>`);
-  async function queuedOp(): Promise<string> {
-    const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open') });
-    return operationIri;
-  }
+  const { queuedOp } = suite;
 
   onStore('should keep the heartbeat loop alive through a store outage, logging and retrying', async () => {
     const sink = logSink();

@@ -1,7 +1,7 @@
 import { describe, expect } from '@jest/globals';
-import { mintCapabilityIri, mintOperationIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { mintOperationIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OperationResolutionError, OperationTimeoutError, readOperation, waitForOperation } from '../../src/middleware/index.js';
-import { createOperation, markOperationFailed, recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
+import { markOperationFailed, recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
 import { plant } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { middlewareSuite } from './support/harness.js';
@@ -13,11 +13,7 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
   const suite = middlewareSuite(kind, G);
   const { onStore } = suite;
 
-  async function queuedOp(): Promise<string> {
-    const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open') });
-    return operationIri;
-  }
+  const { queuedOp } = suite;
 
   onStore('should read an Operation in any status, and nothing for an absent one', async () => {
     const ogm = suite.newOgm();

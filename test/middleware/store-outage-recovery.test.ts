@@ -41,11 +41,7 @@ describe.each(['embedded', 'remote'] as const)('a receiver through a store outag
   const suite = middlewareSuite(kind, G);
   const { onStore } = suite;
 
-  async function queuedOp(): Promise<string> {
-    const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open') });
-    return operationIri;
-  }
+  const { queuedOp } = suite;
 
   // Read past the outage: the test's own view of the graph.
   const outcome = (operationIri: string) => waitForOperation(suite.newOgm(), operationIri, { timeoutMs: 15_000 });

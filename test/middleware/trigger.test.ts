@@ -1,7 +1,7 @@
 import { describe, expect } from '@jest/globals';
-import { buildEventTriggerUrl, mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
+import { buildEventTriggerUrl, mintOperationIri } from '../../src/iri/index.js';
 import { OperationQueueEmpty, UnavailableError } from '../../src/middleware/index.js';
-import { createOperation, recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
+import { recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
 import { PLANT, plant } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { gate, middlewareSuite, postJson, until } from './support/harness.js';
@@ -12,12 +12,7 @@ describe.each(['embedded', 'remote'] as const)('the event trigger on the %s stor
   const suite = middlewareSuite(kind, G);
   const { onStore } = suite;
 
-  /** A queued Operation addressed to `resource`'s `open` Capability, created directly in the graph. */
-  async function queuedOp(resource = plant.door1): Promise<string> {
-    const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(resource, 'open') });
-    return operationIri;
-  }
+  const { queuedOp } = suite;
   const trigger = (address: string, operationIri: unknown) => postJson(buildEventTriggerUrl(address), { operation_iri: operationIri });
 
   onStore('should acknowledge a duplicate trigger without enqueueing it twice', async () => {
@@ -49,7 +44,7 @@ describe.each(['embedded', 'remote'] as const)('the event trigger on the %s stor
     await setOperationStatus(ogm, { operationIri: done, status: 'running' });
     await recordTerminalStatus(ogm, { operationIri: done, workflowIri: `${door.serviceIri}_workflow_open`, status: 'done' });
     expect(await trigger(door.address!, done)).toMatchObject({ status: 409, body: { detail: expect.stringContaining("'done'") } });
-    const elsewhere = await queuedOp(PLANT('door2'));
+    const elsewhere = await queuedOp({ resource: PLANT('door2') });
     const foreign = await trigger(door.address!, elsewhere);
     expect(foreign.status).toBe(409);
     expect(foreign.body.detail).toMatch(/not addressed to a Capability this Service .* realizes/);

@@ -27,6 +27,17 @@ const CAP_OPEN = mintCapabilityIri(R, 'open');
 const CAP_STATE = mintCapabilityIri(R, 'state');
 const WF = mintWorkflowIri(S, 'open');
 const SP = mintStatePropertyIri(M, 'state');
+/** door1's `open` Workflow on the controller Service S. */
+const OPEN_WORKFLOW = {
+  resourceIri: R,
+  serviceIri: S,
+  workflowIri: WF,
+  workflowClass: plant.OpenDoorWorkflow,
+  capabilityIri: CAP_OPEN,
+  capabilityClass: plant.DoorOpeningCapability,
+  endpoint: buildWorkflowEndpoint(ADDRESS, 'open'),
+  namedGraph: G,
+};
 
 describe.each(['embedded', 'remote'] as const)('service registration on the %s store', (kind) => {
   const suite = storeSuite(kind, G);
@@ -45,16 +56,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
 
   async function controller(): Promise<void> {
     await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
-    await registerWorkflow(suite.ogm, {
-      resourceIri: R,
-      serviceIri: S,
-      workflowIri: WF,
-      workflowClass: plant.OpenDoorWorkflow,
-      capabilityIri: CAP_OPEN,
-      capabilityClass: plant.DoorOpeningCapability,
-      endpoint: buildWorkflowEndpoint(ADDRESS, 'open'),
-      namedGraph: G,
-    });
+    await registerWorkflow(suite.ogm, OPEN_WORKFLOW);
   }
 
   async function monitor(): Promise<void> {
@@ -136,16 +138,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     const other = mintServiceIri(R, 'http://127.0.0.1:8103');
     const otherWf = mintWorkflowIri(other, 'open');
     await registerService(suite.ogm, { resourceIri: R, serviceIri: other, serviceClass: plant.ControllerService, address: 'http://127.0.0.1:8103', namedGraph: G });
-    await registerWorkflow(suite.ogm, {
-      resourceIri: R,
-      serviceIri: other,
-      workflowIri: otherWf,
-      workflowClass: plant.OpenDoorWorkflow,
-      capabilityIri: CAP_OPEN,
-      capabilityClass: plant.DoorOpeningCapability,
-      endpoint: buildWorkflowEndpoint('http://127.0.0.1:8103', 'open'),
-      namedGraph: G,
-    });
+    await registerWorkflow(suite.ogm, { ...OPEN_WORKFLOW, serviceIri: other, workflowIri: otherWf, endpoint: buildWorkflowEndpoint('http://127.0.0.1:8103', 'open') });
     expect(await values(CAP_OPEN, svc.realizedByWorkflow)).toEqual([WF, otherWf].sort());
     expect(await values(R, cfc.hasCapability)).toEqual([CAP_OPEN]);
   });
@@ -162,16 +155,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
 
   onStore('should refuse workflow, state-property and capability classes of the wrong kind, writing nothing', async () => {
     await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
-    const base = {
-      resourceIri: R,
-      serviceIri: S,
-      workflowIri: WF,
-      workflowClass: plant.OpenDoorWorkflow,
-      capabilityIri: CAP_OPEN,
-      capabilityClass: plant.DoorOpeningCapability,
-      endpoint: buildWorkflowEndpoint(ADDRESS, 'open'),
-      namedGraph: G,
-    };
+    const base = OPEN_WORKFLOW;
     await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...base, workflowClass: plant.DoorStateProperty }), OntologyGroundTruthError);
     await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...base, capabilityClass: plant.OpenDoorWorkflow }), OntologyGroundTruthError);
     await expectNothingWritten(

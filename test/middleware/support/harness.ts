@@ -4,6 +4,8 @@ import pino from 'pino';
 import { StoreError } from '../../../src/errors.js';
 import type { Logger } from '../../../src/lib/logger.js';
 import { SemanticMiddleware, type SemanticMiddlewareOptions } from '../../../src/middleware/index.js';
+import { mintCapabilityIri, mintOperationIri } from '../../../src/iri/index.js';
+import { createOperation } from '../../../src/registration/index.js';
 import { OGM } from '../../../src/ogm/index.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, SVC, w3, xsd } from '../../../src/vocab/index.js';
@@ -128,6 +130,8 @@ export interface MiddlewareSuite extends StoreSuite {
   create(options: SemanticMiddlewareOptions): SemanticMiddleware;
   /** A door controller: ControllerService with the `open` workflow. */
   controller(options?: Partial<SemanticMiddlewareOptions>): SemanticMiddleware;
+  /** A queued OpenDoorOperation addressed to `resource`'s (default door1) `open` Capability, created directly in the graph. */
+  queuedOp(options?: { resource?: string; data?: Record<string, string | number> }): Promise<string>;
 }
 
 /**
@@ -152,6 +156,11 @@ export function middlewareSuite(kind: StoreKind, graph: string): MiddlewareSuite
     const mw = suite.create({ resourceIri: plant.door1, serviceClass: plant.ControllerService, ...options });
     mw.workflow(OPEN, () => 'opened');
     return mw;
+  };
+  suite.queuedOp = async ({ resource = plant.door1, data = {} } = {}) => {
+    const operationIri = mintOperationIri(plant.OpenDoorOperation);
+    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(resource, 'open'), data });
+    return operationIri;
   };
   return suite;
 }
