@@ -37,6 +37,13 @@ export const LIMITS = Object.freeze({
   remoteMaxConcurrentRequests: 8,
   /** Times a remote request rolled back as a deadlock victim is sent before the error is raised. */
   storeDeadlockRetries: 5,
+  /**
+   * Life of the lease a process holds while it (re)loads an ontology module graph; renewed at a
+   * third of it. Short, so that a loader that died mid-load holds the others up only this long.
+   */
+  provisioningLeaseMs: 30_000,
+  /** Longest wait for another process's ontology load before provisioning gives up. */
+  provisioningWaitMs: 300_000,
   /** Characters of an error response's body quoted in a StoreError. */
   storeErrorBodyPreview: 300,
   /** Largest HTTP request body accepted (workflow arguments, trigger, local API): 1 MiB. */

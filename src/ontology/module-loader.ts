@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { SemanticMiddlewareError, StoreError, ValueError } from '../errors.js';
+import { SemanticMiddlewareError, StoreError, UnavailableError, ValueError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { inGraph, triple } from '../store/sparql.js';
 import { literal, namedNode, sparqlIri } from '../store/terms.js';
 import type { RdfFormat, TripleStore } from '../store/triple-store.js';
 import { sm } from '../vocab/terms.js';
+import { acquireProvisioningLease } from './provisioning-lease.js';
 
 /** One RDF file and the named graph it is loaded into. */
 export interface ModuleSource {
@@ -84,30 +86,26 @@ async function countTriples(store: TripleStore, graph: string): Promise<number |
   return Number.isFinite(n) ? n : undefined;
 }
 
-/**
- * Loads one RDF file into its named graph, idempotently. The graph records the `sha256` of the
- * file it holds (`<graph> sm:contentHash "sha256:..."`, inside the graph); when that matches,
- * nothing is written. Otherwise the graph is cleared, the file loaded, and the hash written last,
- * so a load that failed half-way carries no hash and is redone next time. Clearing first also
- * keeps blank nodes (OWL restrictions, RDF lists) from being duplicated by a reload.
- *
- * Three requests, not one atomic update: a reader may briefly see the module missing while it is
- * replaced, which is acceptable for provisioning (it happens at install or upgrade time).
- */
-export async function loadModule(
-  store: TripleStore,
-  source: ModuleSource,
-  options: ModuleLoadOptions = {},
-): Promise<ModuleReport> {
-  const started = performance.now();
-  const bytes = source.content ?? (await readModule(source.path));
-  const hash = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-  const { name, path, graph } = source;
-  options.onProgress?.({ phase: 'start', name, path, graph, bytes: bytes.length });
+function holdsHash(store: TripleStore, graph: string, hash: string): Promise<boolean> {
+  return store.ask(`ASK { ${inGraph(graph, hashTriple(graph, hash))} }`);
+}
 
-  const unchanged = await store.ask(`ASK { ${inGraph(graph, hashTriple(graph, hash))} }`);
-  let triples: number | undefined;
-  if (!unchanged) {
+/**
+ * Under the module's provisioning lease, replaces the graph's content with the file unless a
+ * process that held the lease before has just loaded this very file. Returns what a load
+ * wrote, undefined when nothing was written.
+ */
+async function replaceUnlessCurrent(
+  store: TripleStore,
+  source: ModuleSource & { readonly bytes: Buffer; readonly hash: string },
+  options: ModuleLoadOptions,
+): Promise<{ triples: number | undefined } | undefined> {
+  const { name, path, graph, bytes, hash } = source;
+  const lease = await acquireProvisioningLease(store, graph, {
+    onWait: () => options.logger?.info({ module: name, graph }, 'ontology module is being loaded by another process; waiting for it'),
+  });
+  try {
+    if (await holdsHash(store, graph, hash)) return undefined;
     await store.update(`CLEAR SILENT GRAPH ${sparqlIri(graph)}`);
     try {
       await store.load(bytes.toString('utf8'), {
@@ -123,16 +121,47 @@ export async function loadModule(
       if (error instanceof SemanticMiddlewareError) throw error;
       throw new ValueError(message, { cause: error });
     }
+    // A holder that stalled past its lease may have been overtaken: leave the graph unmarked,
+    // so that the next provisioning loads it again.
+    if (!lease.held) throw new UnavailableError(`lost the provisioning lease of <${graph}> while loading "${path}" (the load stalled for over ${LIMITS.provisioningLeaseMs / 1000} s): provision again`);
     await store.update(`INSERT DATA { ${inGraph(graph, hashTriple(graph, hash))} }`);
-    triples = await countTriples(store, graph);
+    return { triples: await countTriples(store, graph) };
+  } finally {
+    await lease.release();
   }
+}
 
+/**
+ * Loads one RDF file into its named graph, idempotently. The graph records the `sha256` of the
+ * file it holds (`<graph> sm:contentHash "sha256:..."`, inside the graph); when that matches,
+ * nothing is written. Otherwise the graph is cleared, the file loaded, and the hash written last,
+ * so a load that failed half-way carries no hash and is redone next time. Clearing first also
+ * keeps blank nodes (OWL restrictions, RDF lists) from being duplicated by a reload, and the
+ * provisioning lease keeps two processes from loading one graph at once.
+ *
+ * One request when the graph is current. A load is several requests, not one atomic update: a
+ * reader may briefly see the module missing while it is replaced, which is acceptable for
+ * provisioning (it happens at install or upgrade time).
+ */
+export async function loadModule(
+  store: TripleStore,
+  source: ModuleSource,
+  options: ModuleLoadOptions = {},
+): Promise<ModuleReport> {
+  const started = performance.now();
+  const bytes = source.content ?? (await readModule(source.path));
+  const hash = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  const { name, path, graph } = source;
+  options.onProgress?.({ phase: 'start', name, path, graph, bytes: bytes.length });
+
+  const loaded = (await holdsHash(store, graph, hash)) ? undefined : await replaceUnlessCurrent(store, { ...source, bytes, hash }, options);
+  const triples = loaded?.triples;
   const report: ModuleReport = {
     name,
     path,
     graph,
     hash,
-    status: unchanged ? 'unchanged' : 'loaded',
+    status: loaded ? 'loaded' : 'unchanged',
     bytes: bytes.length,
     ...(triples === undefined ? {} : { triples }),
     ms: Math.round((performance.now() - started) * 10) / 10,
@@ -140,7 +169,7 @@ export async function loadModule(
   options.onProgress?.({ phase: 'done', report });
   options.logger?.info(
     { module: name, file: path, graph, status: report.status, triples, bytes: report.bytes, ms: report.ms },
-    unchanged ? 'ontology module unchanged' : 'ontology module loaded',
+    loaded ? 'ontology module loaded' : 'ontology module unchanged',
   );
   return report;
 }

@@ -100,6 +100,13 @@ export const sm = Object.freeze({
    * hash of the file last loaded into it, so provisioning skips unchanged modules.
    */
   contentHash: SM('contentHash'),
+  /**
+   * The named graph of provisioning leases: `<module graph> sm:provisioningHolder "<token>" ;
+   * sm:provisioningExpires "<dateTime>"` while one process (re)loads that module graph.
+   */
+  provisioningGraph: SM('provisioning'),
+  provisioningHolder: SM('provisioningHolder'),
+  provisioningExpires: SM('provisioningExpires'),
 });
 
 /**
