@@ -7,7 +7,8 @@ import { APP_TITLE } from './constants.js';
 import { MiddlewareContext, type Phase } from './context.js';
 import { handover, type HandoverBody, type HandoverOptions } from './handover.js';
 import { createApp } from './http/app.js';
-import type { StateGetter, WorkflowHandler } from './http/surface.js';
+import type { HttpSurface, StateGetter, WorkflowHandler } from './http/surface.js';
+import { withWorkflowFastLane } from './http/workflow-fast-lane.js';
 import { buildSurface } from './http-surface.js';
 import { Lifecycle } from './lifecycle.js';
 import { emitHeartbeat, sweep } from './liveness.js';
@@ -42,6 +43,7 @@ export class SemanticMiddleware {
   readonly #worker: CallbackWorker;
   readonly #lifecycle: Lifecycle;
   #app: express.Express | undefined;
+  #httpSurface: HttpSurface | undefined;
 
   /**
    * @param options see {@link SemanticMiddlewareOptions}; every value is validated here.
@@ -51,7 +53,7 @@ export class SemanticMiddleware {
   constructor(options: SemanticMiddlewareOptions) {
     this.#ctx = new MiddlewareContext(resolveOptions(options));
     this.#worker = new CallbackWorker(this.#ctx, (body, scope) => claimNext(this.#ctx, body, scope));
-    this.#lifecycle = new Lifecycle(this.#ctx, this.#worker, () => this.app);
+    this.#lifecycle = new Lifecycle(this.#ctx, this.#worker, () => withWorkflowFastLane(this.#surface(), this.app));
   }
 
   /** The instance's mode. */
@@ -66,8 +68,13 @@ export class SemanticMiddleware {
 
   /** The express application (root and favicon routes patched once), created on first use. */
   get app(): express.Express {
-    this.#app ??= createApp(buildSurface(this.#ctx, () => this.#worker.kick()));
+    this.#app ??= createApp(this.#surface());
     return this.#app;
+  }
+
+  #surface(): HttpSurface {
+    this.#httpSurface ??= buildSurface(this.#ctx, () => this.#worker.kick());
+    return this.#httpSurface;
   }
 
   /** The Service IRI (resource mode), once the address is known. */

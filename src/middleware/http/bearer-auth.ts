@@ -61,25 +61,37 @@ function digest(text: string): Buffer {
 }
 
 /**
- * A middleware that lets a request through only with `Authorization: Bearer <token>`. The
- * comparison is of SHA-256 digests with `timingSafeEqual`, so neither the content nor the
- * length of the token leaks through timing. A refusal answers 401 `{"detail": ...}` with
+ * A test of `Authorization` header values against `token`: SHA-256 digests compared with
+ * `timingSafeEqual`, so neither the content nor the length of the token leaks through timing.
+ * @throws ValueError when `token` fails {@link tokenProblem}; `what` names it.
+ */
+export function bearerMatcher(token: string, what = 'the HTTP token'): (header: string | undefined) => boolean {
+  const expected = digest(assertToken(token, what));
+  return (header) => {
+    const presented = presentedToken(header);
+    return presented !== undefined && timingSafeEqual(digest(presented), expected);
+  };
+}
+
+/**
+ * A middleware that lets a request through only with `Authorization: Bearer <token>` (see
+ * {@link bearerMatcher}). A refusal answers 401 `{"detail": ...}` with
  * `WWW-Authenticate: Bearer realm="semantic-middleware"` (plus `error="invalid_token"` when a
  * wrong token was sent).
  * @throws ValueError when `token` fails {@link tokenProblem}.
  * @example app.use(bearerAuth(token)); // mount before any route that must be protected
  */
 export function bearerAuth(token: string, options: BearerAuthOptions = {}): RequestHandler {
-  const expected = digest(assertToken(token, options.what ?? 'the HTTP token'));
+  const matches = bearerMatcher(token, options.what);
   const how = options.expected ?? SURFACE_TOKEN;
   const missing = `this endpoint needs the header "Authorization: Bearer <token>" with ${how}`;
   const invalid = `the bearer token was not accepted: send ${how}`;
   return (req, res, next) => {
-    const presented = presentedToken(req.headers.authorization);
-    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) {
+    if (matches(req.headers.authorization)) {
       next();
       return;
     }
+    const presented = presentedToken(req.headers.authorization);
     const error = presented === undefined ? '' : ', error="invalid_token"';
     res.set('WWW-Authenticate', `Bearer realm="${BEARER_REALM}"${error}`);
     next(new HttpError(401, presented === undefined ? missing : invalid));

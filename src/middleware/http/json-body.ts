@@ -6,6 +6,13 @@ import { HttpError } from './http-error.js';
 
 // application/json, or any structured `+json` type, with optional parameters.
 const JSON_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+// The same, with no parameter but a UTF-8 charset: a body the parser reads as it is.
+const PLAIN_JSON_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i;
+
+/** True for a JSON Content-Type whose body is read without conversion (no charset but UTF-8). */
+export function isPlainJsonType(type: string): boolean {
+  return PLAIN_JSON_TYPE.test(type);
+}
 
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   const length = headers['content-length'];
