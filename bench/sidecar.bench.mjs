@@ -32,7 +32,7 @@ const IDLE_SETTLE_S = envInt('BENCH_IDLE_S', 15);
 /** NODE_OPTIONS as the systemd unit runs a sidecar (the one place the deployed flags are set). */
 async function deployedNodeOptions() {
   const unit = await readFile(join(ROOT, 'config/systemd/semantic-sidecar@.service'), 'utf8');
-  return /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1]?.trim() ?? '';
+  return /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1]?.trim() ?? '';
 }
 
 /** Median RSS of `pid` over five readings a second apart. */

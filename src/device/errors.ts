@@ -37,7 +37,7 @@ export class DeviceUnreachableError extends DeviceError {
   constructor(
     message: string,
     call: DeviceCall,
-    /** The system or undici error code behind it (`ECONNREFUSED`, `ENOENT`, `UND_ERR_SOCKET`, ...). */
+    /** The system error code behind it (`ECONNREFUSED`, `ENOENT`, `ECONNRESET`, ...). */
     readonly reasonCode: string | undefined,
     options?: { cause?: unknown },
   ) {

@@ -1,5 +1,5 @@
 /**
- * Turns what undici throws for a device call into a {@link DeviceError} that says what happened in
+ * Turns what the HTTP client throws for a device call into a {@link DeviceError} that says what happened in
  * plant-engineer terms and what to check.
  */
 import { DeviceTimeoutError, DeviceUnreachableError, type DeviceCall, type DeviceError } from './errors.js';
@@ -12,8 +12,7 @@ const REASONS: Record<string, string> = {
   EPERM: 'permission denied on the socket file (check its owner and mode)',
   ECONNRESET: 'the connection was reset before the device answered (did the bridge crash? check its log)',
   EPIPE: 'the connection was closed while the request was sent (did the bridge crash? check its log)',
-  UND_ERR_SOCKET: 'the device closed the connection before answering (did the bridge crash? check its log)',
-  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+  ETIMEDOUT: 'connecting timed out',
   ENOTFOUND: 'the host name does not resolve',
   EHOSTUNREACH: 'the host is unreachable',
 };
@@ -30,7 +29,7 @@ function errorCode(err: unknown): string | undefined {
 
 /**
  * The DeviceError for a call that failed below HTTP. `timedOut` is true when the call's own timer
- * aborted it: undici then reports an abort, which means "no answer in time".
+ * aborted it: the client then reports an abort, which means "no answer in time".
  * @example throw transportFailure(err, call, 5000, signal.aborted)
  */
 export function transportFailure(err: unknown, call: DeviceCall, timeoutMs: number, timedOut: boolean): DeviceError {

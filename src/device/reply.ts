@@ -3,11 +3,19 @@
  * is capped while reading, a 2xx body must be JSON (or empty), and a non-2xx answer becomes a
  * {@link DeviceAnswerError} that keeps the device's status, body preview and `detail`.
  */
-import type { Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { LIMITS } from '../limits.js';
 import { DeviceAnswerError, DeviceReplyError, type DeviceCall } from './errors.js';
 
-type Body = Dispatcher.ResponseData['body'];
+type Body = Readable;
+
+/** What readReply needs of a response: its status, its headers and its body as a stream. */
+export interface DeviceResponse {
+  readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Body;
+}
 
 /** A body read up to a limit. `complete` is false when the body was longer and reading stopped. */
 interface LimitedBody {
@@ -16,8 +24,8 @@ interface LimitedBody {
 }
 
 /**
- * Stops reading a body that will not be used. undici's body emits an abort error when destroyed;
- * with no listener that error would be unhandled and take the whole sidecar down.
+ * Stops reading a body that will not be used. A destroyed body may emit an abort error; with no
+ * listener that error would be unhandled and take the whole sidecar down.
  */
 function discard(body: Body): void {
   body.on('error', () => undefined);
@@ -78,7 +86,7 @@ function answerError(status: number, body: LimitedBody, call: DeviceCall, where:
  * @throws DeviceAnswerError for a non-2xx status; DeviceReplyError when a 2xx body is larger than
  * `maxBytes` or is not JSON (whatever its content type says: only the bytes are judged).
  */
-export async function readReply(response: Dispatcher.ResponseData, call: DeviceCall, maxBytes: number = LIMITS.deviceReplyMaxBytes): Promise<unknown> {
+export async function readReply(response: DeviceResponse, call: DeviceCall, maxBytes: number = LIMITS.deviceReplyMaxBytes): Promise<unknown> {
   const where = `${call.method} ${call.path} on device ${call.target}`;
   const declared = Number(response.headers['content-length'] ?? 0);
   const body = await readLimited(response.body, Number.isFinite(declared) ? declared : 0, maxBytes);

@@ -19,7 +19,7 @@ export function shown(value: unknown): string {
 /** Where the co-located device listens: a base URL, or a Unix socket path. */
 export type DeviceTarget = { url: string } | { socketPath: string };
 
-/** A validated target, ready for an undici `Pool`. */
+/** A validated target: where the transport's agent connects and what it puts in front of paths. */
 export interface ResolvedTarget {
   /** Origin given to the pool (`http://localhost` for a Unix socket; the Host header comes from it). */
   origin: string;

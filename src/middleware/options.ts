@@ -92,8 +92,8 @@ export interface SemanticMiddlewareOptions {
   /** pino logger; default `createLogger()`. */
   logger?: Logger;
   /**
-   * fetch used to deliver event triggers; default undici's `fetch` (the copy the sidecar loads
-   * anyway; the global one would load Node's internal second copy).
+   * fetch used to deliver event triggers; default Node's global `fetch` (the one a remote store
+   * uses too).
    */
   fetch?: FetchFunction;
   /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */

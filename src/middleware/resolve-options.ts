@@ -1,4 +1,3 @@
-import { fetch as undiciFetch } from 'undici';
 import { RuntimeError, ValueError } from '../errors.js';
 import { normalizeHttpAddress } from '../iri/address.js';
 import { assertIri, preview } from '../iri/validate.js';
@@ -153,7 +152,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     activityFeed: bool(options.activityFeed, 'activityFeed', false),
     activityCapacity: checkCapacity(options.activityCapacity),
     logger: checkLogger(options.logger),
-    fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch') ?? (undiciFetch as unknown as FetchFunction),
+    fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch') ?? (globalThis.fetch as FetchFunction),
     shutdownGraceMs: checkGrace(options.shutdownGraceMs),
     httpToken: checkHttpToken(options.httpToken),
     outgoingTokens: checkOutgoingTokens(options.outgoingTokens),

@@ -1,6 +1,5 @@
 import { Limiter } from '../lib/limiter.js';
 import SimpleClient from 'sparql-http-client/SimpleClient.js';
-import { fetch as undiciFetch } from 'undici';
 import { RuntimeError, StoreError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { dumpPaged } from './remote-dump.js';
@@ -29,9 +28,9 @@ export interface RemoteStoreOptions {
   /** Triples per request in {@link TripleStore.load}. Default {@link LIMITS.remoteLoadChunkTriples}. */
   loadChunkTriples?: number;
   /**
-   * The transport; default undici's `fetch`. Injected by tests and by callers that need a proxy.
-   * undici's own copy rather than the global one: the sidecar loads undici for device calls
-   * anyway, and the global `fetch` would load Node's internal second copy (about 9 MB).
+   * The transport; default Node's global `fetch`. Injected by tests and by callers that need a
+   * proxy. `sparql-http-client` builds its requests with the global `Headers`, which loads the
+   * same implementation, so the default costs no memory of its own.
    */
   fetch?: typeof fetch;
 }
@@ -98,7 +97,7 @@ class RemoteSparqlStore implements RemoteStore {
     const password = options.password ?? query.password ?? update.password;
     // Short "passwords" would blank out ordinary words; those are not worth redacting.
     this.secret = password && password.length >= 4 ? password : undefined;
-    const send = options.fetch ?? (undiciFetch as unknown as typeof fetch);
+    const send = options.fetch ?? globalThis.fetch;
     this.client = new SimpleClient({
       endpointUrl: this.queryUrl,
       updateUrl: this.updateUrl,

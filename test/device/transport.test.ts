@@ -149,7 +149,7 @@ describe('DeviceTransport lifecycle and checks', () => {
     const server = await startTinyServer((_req, res) => res.setHeader('content-type', 'application/json').end('1'));
     const device = openDeviceTransport(server.target);
     for (let i = 0; i < 10; i += 1) await device.request({ method: 'GET', path: '/x', timeoutMs: 2000 });
-    // undici's pool may open a second connection while the first is still being released.
+    // The agent may open a second connection while the first is still being released.
     expect(server.connections()).toBeLessThanOrEqual(2);
     await device.close();
     await server.close();
