@@ -5,7 +5,7 @@
  * Node's own client rather than undici's: the server side has loaded it already, where undici
  * would add about 7 MB to every sidecar's memory for the same round trip.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { RuntimeError, ValueError } from '../errors.js';
 import { createLogger, type Logger } from '../lib/logger.js';
@@ -81,14 +81,22 @@ const ACCEPT_HEADERS = { accept: 'application/json' };
  */
 const IDLE_CONNECTION_MS = 4_000;
 
+/** One call in flight: its request, and why it was cut if it was. */
+interface Flight {
+  request?: ClientRequest;
+  timedOut: boolean;
+  /** Set by close(): the error the call rejects with. */
+  abandoned?: RuntimeError;
+}
+
 class AgentTransport implements DeviceTransport {
   readonly description: string;
   private readonly agent: HttpAgent;
   private readonly send: typeof httpRequest;
   private readonly host: { hostname: string; port: string } | { socketPath: string };
   private closed = false;
-  /** Aborts of the requests in flight, so close() can abandon them. */
-  private readonly inFlight = new Set<AbortController>();
+  /** The calls in flight, so close() can abandon them. */
+  private readonly inFlight = new Set<Flight>();
 
   constructor(
     private readonly target: ResolvedTarget,
@@ -110,40 +118,48 @@ class AgentTransport implements DeviceTransport {
     if (this.closed) throw new RuntimeError(`device transport ${this.description} is closed; ${req.method} ${path} was not sent`);
     const call: DeviceCall = { target: this.description, method: req.method, path };
     const body = req.body === undefined ? undefined : jsonBody(req.body, call);
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
-    this.inFlight.add(abort);
+    const flight: Flight = { timedOut: false };
+    // One timer bounds the whole call, body included: it cuts the connection, which fails
+    // whatever is being waited for (the head or the body).
+    const timer = setTimeout(() => {
+      flight.timedOut = true;
+      flight.request?.destroy();
+    }, timeoutMs);
+    this.inFlight.add(flight);
     const started = performance.now();
     try {
-      const response = await this.exchange(req.method, this.target.basePath + path, body, abort.signal);
+      const response = await this.exchange(req.method, this.target.basePath + path, body, flight);
       const value = await readReply({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }, call, this.maxReplyBytes);
       this.logDone(call, response.statusCode ?? 0, started);
       return value;
     } catch (err) {
-      if (abort.signal.reason instanceof RuntimeError) throw abort.signal.reason;
-      const failure = isDeviceReplyFailure(err) ? err : transportFailure(err, call, timeoutMs, abort.signal.aborted);
+      if (flight.abandoned) throw flight.abandoned;
+      const failure = isDeviceReplyFailure(err) ? err : transportFailure(err, call, timeoutMs, flight.timedOut);
       this.logDone(call, failure.code, started);
       throw failure;
     } finally {
       clearTimeout(timer);
-      this.inFlight.delete(abort);
+      this.inFlight.delete(flight);
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const abort of this.inFlight) abort.abort(new RuntimeError(`device transport ${this.description} was closed while a call was waiting for the device; the call was abandoned`));
+    for (const flight of this.inFlight) {
+      flight.abandoned = new RuntimeError(`device transport ${this.description} was closed while a call was waiting for the device; the call was abandoned`);
+      flight.request?.destroy();
+    }
     this.agent.destroy();
   }
 
   /** Sends one request; resolves with the response once its head has arrived. */
-  private exchange(method: string, path: string, body: string | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  private exchange(method: string, path: string, body: string | undefined, flight: Flight): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const headers = body === undefined ? ACCEPT_HEADERS : { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) };
-      const request = this.send({ ...this.host, agent: this.agent, method, path, headers, signal }, resolve);
-      request.on('error', reject);
-      request.end(body);
+      flight.request = this.send({ ...this.host, agent: this.agent, method, path, headers }, resolve);
+      flight.request.on('error', reject);
+      flight.request.end(body);
     });
   }
 
