@@ -32,7 +32,7 @@ function inLeases(body: SparqlFragment): SparqlFragment {
   return graphFragment(sm.provisioningGraph, body);
 }
 
-function expiry(leaseMs: number) {
+function expiry(leaseMs: number): LiteralTerm {
   return dateTimeLiteral(new Date(Date.now() + leaseMs));
 }
 
@@ -93,7 +93,7 @@ export async function acquireProvisioningLease(store: TripleStore, graph: string
     if (pause === 50) options.onWait?.(graph);
     if (Date.now() >= deadline) {
       throw new UnavailableError(
-        `ontology graph <${graph}> is being loaded by another process, which has held it for over ${Math.round(waitMs / 1000)} s: wait for it to finish, or stop it and provision again`,
+        `ontology graph <${graph}> is being loaded by another process, still after a wait of ${Math.round(waitMs / 1000)} s: wait for it to finish, or stop it and provision again`,
       );
     }
     await sleep(pause);
