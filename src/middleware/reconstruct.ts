@@ -1,4 +1,5 @@
 import { TransitionConflictError } from '../errors.js';
+import { findOrphanedOperations } from '../registration/liveness.js';
 import { findServiceOperations, markOperationFailed } from '../registration/operations.js';
 import { OperationStatus } from '../vocab/status.js';
 import { RECLAIM_REASON } from './constants.js';
@@ -11,19 +12,21 @@ const seenStoreFailures = new WeakMap<MiddlewareContext, number>();
  * Queue reconstruction at start-up, with the per-Operation rule: the Operations of this Service
  * are those whose Capability a Workflow of THIS Service realizes (`findServiceOperations`), so a
  * monitor on the same resource never picks up its controller's work. Queued ones are enqueued
- * again (their Workflow is resolved when claimed); running ones were orphaned by a previous run
- * and are failed with {@link RECLAIM_REASON}, never re-run: a planner decides on re-dispatch.
- *
- * Several instances of one resource that register the same workflow name share its Capability,
- * so each sees the others' Operations here: queued ones are safe (the claim is a compare-and-set),
- * but a running one of a live sibling is failed too. Give sibling instances distinct names.
+ * again (their Workflow is resolved when claimed). Running ones were orphaned by a previous run
+ * and are failed with {@link RECLAIM_REASON}, never re-run (a planner decides on re-dispatch),
+ * unless another surviving Service realizes their Capability (`findOrphanedOperations`): a live
+ * twin instance of the resource that registers the same workflow name may be running them, and
+ * failing its work would let a planner dispatch it a second time. Nothing on an Operation says
+ * which twin claimed it, so one that a dead twin was running stays `running` while a twin that
+ * realizes its Capability lives (the sweep keeps it by the same rule); callers see it through
+ * their timeout.
  */
 export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: string): Promise<{ queued: number; failed: number }> {
   const { ogm, graph, logger } = ctx;
   seenStoreFailures.set(ctx, ogm.store.failedRequests ?? 0);
   const [queued, running] = await Promise.all([
     findServiceOperations(ogm, serviceIri, [OperationStatus.QUEUED], graph),
-    findServiceOperations(ogm, serviceIri, [OperationStatus.RUNNING], graph),
+    findOrphanedOperations(ogm, serviceIri, ctx.options.stalenessThreshold, graph),
   ]);
   let failed = 0;
   for (const operationIri of running) {

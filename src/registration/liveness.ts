@@ -1,12 +1,12 @@
 import { ValueError } from '../errors.js';
-import { preview } from '../iri/validate.js';
+import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
-import { graphFragment, sparql } from '../store/sparql.js';
-import { namedNode } from '../store/terms.js';
+import { graphFragment, sparql, variable } from '../store/sparql.js';
+import { literal, namedNode } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
-import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch } from './liveness-queries.js';
+import { noSurvivingRealizer, staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch } from './liveness-queries.js';
 import { concat, matchedOnce, S, selfAndParts, SVC } from './service-queries.js';
 import { checkDate } from './services.js';
 
@@ -96,6 +96,28 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
     graph,
   });
   return stale;
+}
+
+/**
+ * The running Operations a restarted Service must fail as orphaned: their Capability a Workflow
+ * of `serviceIri` realizes, and no other surviving Service (reachable, heartbeat at or after
+ * `now - maxAgeSeconds`) realizes it too. The sweep's per-Operation rule applied to queue
+ * reconstruction: a twin instance of the same resource that is alive may be running the
+ * Operation, so it is left to that twin (and to the sweep, should the twin die). One query;
+ * sorted.
+ * @throws ValueError for a malformed IRI, a bad `maxAgeSeconds` or `now`.
+ * @example await findOrphanedOperations(ogm, serviceIri, 90)
+ */
+export async function findOrphanedOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<string[]> {
+  const service = namedNode(assertIri(serviceIri, 'serviceIri'));
+  const cutoff = cutoffOf(maxAgeSeconds, options);
+  const body = sparql`?w ${namedNode(svc.isWorkflowOf)} ${service} .
+    ?cap ${namedNode(svc.realizedByWorkflow)} ?w .
+    ${S} ${namedNode(cfc.implementsCapability)} ?cap .
+    ${S} ${namedNode(svc.operationStatus)} ${literal(OperationStatus.RUNNING)} .
+    ${noSurvivingRealizer(variable('cap'), cutoff, service)}`;
+  const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text);
+  return rows.map((r) => r.s?.value).filter((v): v is string => v !== undefined).sort();
 }
 
 function cutoffOf(maxAgeSeconds: number, options: StalenessOptions): Date {

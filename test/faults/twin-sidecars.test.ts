@@ -5,9 +5,9 @@
  *   running and queued Operations;
  * - the same resource on two ports: two Services coexist, sharing the resource's Capabilities
  *   (one per workflow name); work runs once on one of them; when one is killed the other goes on;
- *   after both stop the graph is consistent. A restarted twin fails its live sibling's running
- *   Operation as orphaned: the README's known limit for instances sharing a workflow name, and
- *   the Operation still ends in exactly one state.
+ *   after both stop the graph is consistent. A restarted twin leaves its live sibling's running
+ *   Operation alone (another surviving Service realizes its Capability), and the sibling's
+ *   shutdown ends it in exactly one state.
  * On the embedded store served by `store serve`, and on Virtuoso when SPARQL_ENDPOINT is set.
  *
  * Knobs: none (this file runs the same under SOAK=1).
@@ -17,7 +17,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RECLAIM_REASON } from '../../src/middleware/index.js';
+import { SHUTDOWN_REASON } from '../../src/middleware/index.js';
 import { readOperation } from '../../src/middleware/operation-watch.js';
 import type { SemanticMiddleware } from '../../src/middleware/semantic-middleware.js';
 import { servicesOfResource } from '../../src/registration/index.js';
@@ -120,12 +120,14 @@ describe.each(STORE_KINDS)('two sidecars for one resource (%s store)', (kind) =>
     const afterKill = await caller.request(OPEN);
     expect(await operationWhen(cell, afterKill, (s) => s?.status === 'done' || s?.status === 'failed', 20_000)).toMatchObject({ status: 'done', workflowIri: `${b.service}_workflow_open` });
 
-    // B runs a hung Operation while A restarts: A fails it as orphaned (the known limit), once.
+    // B runs a hung Operation while A restarts: B is alive and realizes its Capability, so A
+    // leaves it running rather than failing B's work as its own orphan.
     const hung = await caller.request(OPEN, (d) => void (d.data.hang = true));
     await operationWhen(cell, hung, (s) => s?.status === 'running', 15_000);
     const again = (await startDoor1(group, join(dir, 'a'), cell, { bridge, env, port: a.port })).sidecar;
     expect(again.service).toBe(a.service);
-    expect(await readOperation(cell.ogm, hung)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
+    expect(await readOperation(cell.ogm, hung)).toMatchObject({ status: 'running' });
+    expect(again.proc.logs().filter((l) => l.msg === 'orphaned running operation failed at start-up (not re-run)')).toEqual([]);
     expect(await servicesOfResource(cell.ogm, plant.door1, { reachableOnly: true })).toEqual([a.service, b.service].sort());
     expect(await auditGraph(cell.client, cell.graph)).toEqual([]);
 
@@ -136,7 +138,9 @@ describe.each(STORE_KINDS)('two sidecars for one resource (%s store)', (kind) =>
     const final = await readGraph(cell.client, cell.graph);
     expect(subjectsWith(final, svc.address)).toEqual([]);
     expect(subjectsWith(final, svc.endpoint)).toEqual([]);
+    // B's shutdown gave up on the hung call and failed it, with its reason.
     expect(values(final, hung, svc.operationStatus)).toEqual(['failed']);
+    expect(values(final, hung, svc.executionResult)).toEqual([SHUTDOWN_REASON]);
     expect(await auditGraph(cell.client, cell.graph)).toEqual([]);
   }, 120_000);
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { ValueError } from '../../src/errors.js';
 import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
-import { findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
+import { findOrphanedOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
 import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
@@ -119,6 +119,31 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     await service({ address: CONTROLLER_ADDRESS, heartbeat: controllerHeartbeat, workflowCapability: CAP_OPEN });
     await service({ address: MONITOR_ADDRESS, heartbeat: monitorHeartbeat, stateCapability: CAP_STATE });
   }
+
+  onStore('should find the orphans of a restarted Service: its running Operations that no other surviving Service realizes', async () => {
+    const restarted = await service({ address: CONTROLLER_ADDRESS, heartbeat: FRESH, workflowCapability: CAP_OPEN });
+    const twin = await service({ address: 'http://127.0.0.1:8203', heartbeat: FRESH, workflowCapability: CAP_OPEN });
+    await service({ address: MONITOR_ADDRESS, heartbeat: FRESH, stateCapability: CAP_STATE });
+    const running = await operation(CAP_OPEN, 'running');
+    await operation(CAP_OPEN, 'queued');
+    await operation(CAP_STATE, 'running');
+    const orphans = (): Promise<string[]> => findOrphanedOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G });
+    // A live twin realizing the Capability may be running it: not an orphan. The restarted
+    // Service itself (fresh, reachable) does not count; the monitor realizes no Workflow.
+    const before = suite.store!.requestCount;
+    expect(await orphans()).toEqual([]);
+    expect(suite.store!.requestCount - before).toBe(1);
+    // The twin's heartbeat goes stale: no survivor is left, the Operation is an orphan.
+    await updateHeartbeat(suite.ogm, twin, { timestamp: OLD, namedGraph: G });
+    expect(await orphans()).toEqual([running]);
+    // So it is when the twin is gone altogether (deregistered: no address).
+    await updateHeartbeat(suite.ogm, twin, { timestamp: FRESH, namedGraph: G });
+    expect(await orphans()).toEqual([]);
+    await suite.store!.update(`DELETE WHERE { GRAPH <${G}> { <${twin}> <${svc.address}> ?a } }`);
+    expect(await orphans()).toEqual([running]);
+    await expect(findOrphanedOperations(suite.ogm, 'not an iri', MAX_AGE)).rejects.toThrow(ValueError);
+    await expect(findOrphanedOperations(suite.ogm, restarted, -1)).rejects.toThrow(ValueError);
+  });
 
   onStore('should find Services with an address and no heartbeat or an old one, in one query', async () => {
     const fresh = await service({ address: 'http://127.0.0.1:8211', heartbeat: FRESH });
