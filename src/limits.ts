@@ -50,6 +50,11 @@ export const LIMITS = Object.freeze({
   httpBodyLimitBytes: 1_048_576,
   /** Time a caller gives the receiver's event trigger to answer before the Operation is reverted. */
   triggerTimeoutMs: 5_000,
+  /**
+   * Time a restarting instance gives a twin's `/healthz` before taking the twin for dead (and its
+   * running Operations for orphans). A live sidecar answers in milliseconds.
+   */
+  twinProbeTimeoutMs: 1_000,
   /** Time stop() gives in-flight work to finish before failing it with a reason. */
   shutdownGraceMs: 10_000,
   /** First and longest wait of a background loop (heartbeat, sweep) retrying after a store error. */

@@ -21,3 +21,11 @@ export function buildStateEndpoint(address: string, stateName: string): string {
 export function buildEventTriggerUrl(address: string): string {
   return buildWorkflowEndpoint(address, EVENT_TRIGGER_WORKFLOW_NAME);
 }
+
+/** The path of a surface's liveness probe. */
+export const HEALTH_PATH = '/healthz';
+
+/** `{address}/healthz` */
+export function buildHealthUrl(address: string): string {
+  return `${base(address)}${HEALTH_PATH}`;
+}

@@ -16,8 +16,11 @@ export interface ClassScope {
 /** Called with the listening host and port before the HTTP server listens (the spec's `ensure_transport`). */
 export type EnsureTransport = (host: string, port: number) => void | Promise<void>;
 
-/** The subset of WHATWG `fetch` trigger delivery uses; inject one to route or observe requests. */
-export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<{
+/**
+ * The subset of WHATWG `fetch` the middleware uses (trigger delivery, and the liveness probe of
+ * twin instances at start-up, a GET without a body); inject one to route or observe requests.
+ */
+export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }) => Promise<{
   ok: boolean;
   status: number;
   text(): Promise<string>;

@@ -1,9 +1,10 @@
 import { TransitionConflictError } from '../errors.js';
-import { findOrphanedOperations } from '../registration/liveness.js';
+import { findRunningOperations, type RunningOperation } from '../registration/liveness.js';
 import { findServiceOperations, markOperationFailed } from '../registration/operations.js';
 import { OperationStatus } from '../vocab/status.js';
 import { RECLAIM_REASON } from './constants.js';
 import type { MiddlewareContext } from './context.js';
+import { liveAddresses } from './twin-probe.js';
 
 // Failed store requests each instance had seen when it last read its queued Operations.
 const seenStoreFailures = new WeakMap<MiddlewareContext, number>();
@@ -14,20 +15,20 @@ const seenStoreFailures = new WeakMap<MiddlewareContext, number>();
  * monitor on the same resource never picks up its controller's work. Queued ones are enqueued
  * again (their Workflow is resolved when claimed). Running ones were orphaned by a previous run
  * and are failed with {@link RECLAIM_REASON}, never re-run (a planner decides on re-dispatch),
- * unless another surviving Service realizes their Capability (`findOrphanedOperations`): a live
- * twin instance of the resource that registers the same workflow name may be running them, and
- * failing its work would let a planner dispatch it a second time. Nothing on an Operation says
- * which twin claimed it, so one that a dead twin was running stays `running` while a twin that
- * realizes its Capability lives (the sweep keeps it by the same rule); callers see it through
- * their timeout.
+ * unless a live twin may be running them: another Service of the graph that realizes their
+ * Capability (the sweep's rule) and answers its `/healthz` now (a twin killed moments ago still
+ * looks fresh in the graph). Failing a live twin's work would invite a second dispatch of work
+ * under way. Nothing on an Operation says which twin claimed it, so one that a twin was running
+ * when it died stays `running` while another twin lives; callers see it through their timeout.
  */
 export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: string): Promise<{ queued: number; failed: number }> {
   const { ogm, graph, logger } = ctx;
   seenStoreFailures.set(ctx, ogm.store.failedRequests ?? 0);
-  const [queued, running] = await Promise.all([
+  const [queued, candidates] = await Promise.all([
     findServiceOperations(ogm, serviceIri, [OperationStatus.QUEUED], graph),
-    findOrphanedOperations(ogm, serviceIri, ctx.options.stalenessThreshold, graph),
+    findRunningOperations(ogm, serviceIri, ctx.options.stalenessThreshold, graph),
   ]);
+  const running = await withoutLiveTwins(ctx, candidates);
   let failed = 0;
   for (const operationIri of running) {
     try {
@@ -43,6 +44,18 @@ export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: strin
   for (const operationIri of queued.sort()) ctx.queue.push({ operationIri });
   ctx.record('reconstructed', { service: serviceIri, queued: queued.length, failed });
   return { queued: queued.length, failed };
+}
+
+/** The candidates no live twin may be running, logging the ones left to a twin. */
+async function withoutLiveTwins(ctx: MiddlewareContext, candidates: readonly RunningOperation[]): Promise<string[]> {
+  const alive = await liveAddresses(ctx.options.fetch, candidates.flatMap((c) => c.survivors));
+  const orphans: string[] = [];
+  for (const { operationIri, survivors } of candidates) {
+    const twin = survivors.find((address) => alive.has(address));
+    if (twin === undefined) orphans.push(operationIri);
+    else ctx.logger.info({ operation: operationIri, twin }, 'running operation left to a live twin that realizes its Capability');
+  }
+  return orphans;
 }
 
 /**

@@ -67,7 +67,6 @@ export function survivingServicePattern(service: Variable, cutoff: Date): Sparql
  * (`?capability svc:realizedByWorkflow ?w . ?w svc:isWorkflowOf ?survivor`). What is left are
  * the stranded ones: a stale monitor does not drag down its live controller's work, and a
  * surviving monitor that realizes no Workflow does not shield a dead controller's queue.
- * `except` is a Service that does not count as a survivor (the one asking).
  *
  * Place it after the patterns that bind `capability`: it is an `OPTIONAL` over the survivors
  * of the bound Capability and a group `FILTER(!BOUND(..))`, so the engine looks the survivors
@@ -76,11 +75,10 @@ export function survivingServicePattern(service: Variable, cutoff: Date): Sparql
  * copy of the candidates (a `MINUS` is evaluated on its own) and 15-24 s for
  * `FILTER NOT EXISTS` over the chain (Oxigraph does not push the outer bindings into it).
  */
-export function noSurvivingRealizer(capability: Variable, cutoff: Date, except?: NamedNodeTerm): SparqlFragment {
+export function noSurvivingRealizer(capability: Variable, cutoff: Date): SparqlFragment {
   const survivor = variable('liveness_survivor');
-  const notExcepted = except === undefined ? sparql`` : sparql`FILTER(${survivor} != ${except})`;
   return sparql`OPTIONAL { ${capability} ${namedNode(svc.realizedByWorkflow)} ?liveness_survivorWorkflow .
-    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)} ${notExcepted} }
+    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)} }
     FILTER(!BOUND(${survivor}))`;
 }
 

@@ -6,7 +6,7 @@ import { literal, namedNode } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
-import { noSurvivingRealizer, staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch } from './liveness-queries.js';
+import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch, survivingServicePattern } from './liveness-queries.js';
 import { concat, matchedOnce, S, selfAndParts, SVC } from './service-queries.js';
 import { checkDate } from './services.js';
 
@@ -98,26 +98,54 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
   return stale;
 }
 
+/** A running Operation of a Service, and who else could be running it. */
+export interface RunningOperation {
+  readonly operationIri: string;
+  /**
+   * Addresses of the other surviving Services (reachable, heartbeat at or after the cutoff) that
+   * realize the Operation's Capability: live twins of the resource that may have claimed it.
+   * Sorted; empty when there are none.
+   */
+  readonly survivors: readonly string[];
+}
+
 /**
- * The running Operations a restarted Service must fail as orphaned: their Capability a Workflow
- * of `serviceIri` realizes, and no other surviving Service (reachable, heartbeat at or after
- * `now - maxAgeSeconds`) realizes it too. The sweep's per-Operation rule applied to queue
- * reconstruction: a twin instance of the same resource that is alive may be running the
- * Operation, so it is left to that twin (and to the sweep, should the twin die). One query;
- * sorted.
+ * The running Operations whose Capability a Workflow of `serviceIri` realizes, each with the
+ * addresses of the other surviving Services that realize it too. One query; sorted.
  * @throws ValueError for a malformed IRI, a bad `maxAgeSeconds` or `now`.
- * @example await findOrphanedOperations(ogm, serviceIri, 90)
+ * @example await findRunningOperations(ogm, serviceIri, 90) // [{ operationIri, survivors: [] }]
  */
-export async function findOrphanedOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<string[]> {
+export async function findRunningOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<RunningOperation[]> {
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const cutoff = cutoffOf(maxAgeSeconds, options);
+  const survivor = variable('survivor');
   const body = sparql`?w ${namedNode(svc.isWorkflowOf)} ${service} .
     ?cap ${namedNode(svc.realizedByWorkflow)} ?w .
     ${S} ${namedNode(cfc.implementsCapability)} ?cap .
     ${S} ${namedNode(svc.operationStatus)} ${literal(OperationStatus.RUNNING)} .
-    ${noSurvivingRealizer(variable('cap'), cutoff, service)}`;
-  const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text);
-  return rows.map((r) => r.s?.value).filter((v): v is string => v !== undefined).sort();
+    OPTIONAL { ?cap ${namedNode(svc.realizedByWorkflow)} ?survivorWorkflow . ?survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} .
+      ${survivingServicePattern(survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
+  const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text);
+  const survivors = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const operationIri = row.s?.value;
+    if (operationIri === undefined) continue;
+    const addresses = survivors.get(operationIri) ?? new Set<string>();
+    if (row.liveness_survivorAddress) addresses.add(row.liveness_survivorAddress.value);
+    survivors.set(operationIri, addresses);
+  }
+  return [...survivors].sort(([a], [b]) => (a < b ? -1 : 1)).map(([operationIri, addresses]) => ({ operationIri, survivors: [...addresses].sort() }));
+}
+
+/**
+ * The running Operations a restarted Service must fail as orphaned by the graph alone: those of
+ * {@link findRunningOperations} that no other surviving Service realizes (the sweep's
+ * per-Operation rule applied to queue reconstruction). The middleware also asks the survivors
+ * whether they are alive, since a twin killed moments ago still looks fresh here.
+ * @example await findOrphanedOperations(ogm, serviceIri, 90)
+ */
+export async function findOrphanedOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<string[]> {
+  return (await findRunningOperations(ogm, serviceIri, maxAgeSeconds, options)).filter((r) => r.survivors.length === 0).map((r) => r.operationIri);
 }
 
 function cutoffOf(maxAgeSeconds: number, options: StalenessOptions): Date {

@@ -1,8 +1,8 @@
 import { describe, expect } from '@jest/globals';
 import { createServer } from 'node:net';
-import { buildEventTriggerUrl, buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { buildEventTriggerUrl, buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OntologyGroundTruthError, RECLAIM_REASON, RuntimeError, SHUTDOWN_REASON, TransitionConflictError } from '../../src/middleware/index.js';
-import { setOperationStatus } from '../../src/registration/index.js';
+import { registerService, registerWorkflow, setOperationStatus, updateHeartbeat } from '../../src/registration/index.js';
 import { PLANT, plant, svc } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { DOOR_STATE, gate, middlewareSuite, OPEN, postJson, until } from './support/harness.js';
@@ -101,6 +101,50 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
     expect(done.status).toBe('done');
     expect(await second.readOperation(running)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
     expect(seen).toEqual([queued]);
+  });
+
+  onStore('should leave a running Operation to a live twin at restart, and fail it when the twin is dead though fresh in the graph', async () => {
+    const { logSink } = await import('./support/harness.js');
+    // A twin instance of door1 realizes the same Capability and is alive; an Operation of that
+    // Capability is running, perhaps on the twin.
+    const twin = suite.controller();
+    await twin.start();
+    const running = await queuedOp();
+    await setOperationStatus(suite.newOgm(), { operationIri: running, status: 'running' });
+    const sink = logSink();
+    const restarted = suite.controller({ logger: sink.logger });
+    await restarted.start();
+    expect((await restarted.readOperation(running))?.status).toBe('running');
+    expect(sink.lines().filter((l) => l.operation === running).map((l) => [l.msg, l.twin])).toEqual([
+      ['running operation left to a live twin that realizes its Capability', twin.address],
+    ]);
+    await restarted.stop();
+    await twin.stop();
+
+    // A twin that died a moment ago: registered, fresh heartbeat, address, but nothing answers.
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const deadAddress = `http://127.0.0.1:${closedPort}`;
+    const dead = mintServiceIri(plant.door1, deadAddress);
+    const ogm = suite.newOgm();
+    await registerService(ogm, { resourceIri: plant.door1, serviceIri: dead, serviceClass: plant.ControllerService, address: deadAddress });
+    await registerWorkflow(ogm, {
+      resourceIri: plant.door1,
+      serviceIri: dead,
+      workflowIri: mintWorkflowIri(dead, 'open'),
+      workflowClass: plant.OpenDoorWorkflow,
+      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+      capabilityClass: plant.DoorOpeningCapability,
+      endpoint: buildWorkflowEndpoint(deadAddress, 'open'),
+    });
+    await updateHeartbeat(ogm, dead);
+    const again = suite.controller();
+    await again.start();
+    expect(await again.readOperation(running)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
   });
 
   onStore('should give in-flight work the grace period at stop, then fail it; the late write loses', async () => {

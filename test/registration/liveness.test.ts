@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { ValueError } from '../../src/errors.js';
 import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
-import { findOrphanedOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
+import { findOrphanedOperations, findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
 import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
@@ -131,8 +131,9 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     // A live twin realizing the Capability may be running it: not an orphan. The restarted
     // Service itself (fresh, reachable) does not count; the monitor realizes no Workflow.
     const before = suite.store!.requestCount;
-    expect(await orphans()).toEqual([]);
+    expect(await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([{ operationIri: running, survivors: ['http://127.0.0.1:8203'] }]);
     expect(suite.store!.requestCount - before).toBe(1);
+    expect(await orphans()).toEqual([]);
     // The twin's heartbeat goes stale: no survivor is left, the Operation is an orphan.
     await updateHeartbeat(suite.ogm, twin, { timestamp: OLD, namedGraph: G });
     expect(await orphans()).toEqual([running]);

@@ -3,6 +3,7 @@
  */
 import type { Express } from 'express';
 import type { HttpSurface } from '../surface.js';
+import { HEALTH_PATH } from '../../../iri/endpoints.js';
 
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -15,7 +16,7 @@ function reason(err: unknown): string {
  * probes catch here instead of going through the error middleware.
  */
 export function mountHealth(app: Express, surface: HttpSurface): void {
-  app.get('/healthz', (_req, res) => {
+  app.get(HEALTH_PATH, (_req, res) => {
     let live: boolean;
     try {
       live = surface.live();
