@@ -32,6 +32,11 @@ function inLeases(body: SparqlFragment): SparqlFragment {
   return graphFragment(sm.provisioningGraph, body);
 }
 
+/** `<module> sm:provisioningHolder "token"` in the lease graph: the lease is `token`'s. */
+function heldBy(module: NamedNodeTerm, token: LiteralTerm): SparqlFragment {
+  return inLeases(sparql`${module} ${HOLDER} ${token} .`);
+}
+
 function expiry(leaseMs: number): LiteralTerm {
   return dateTimeLiteral(new Date(Date.now() + leaseMs));
 }
@@ -48,7 +53,7 @@ async function tryTake(store: TripleStore, module: NamedNodeTerm, token: Literal
   const held = inLeases(sparql`${module} ${HOLDER} ${token} ; ${EXPIRES} ${expiry(leaseMs)} .`);
   return store.conditionalUpdate(`INSERT { ${held} } WHERE { ${free} }`, {
     before: `ASK { ${free} }`,
-    after: `ASK { ${inLeases(sparql`${module} ${HOLDER} ${token} .`)} }`,
+    after: `ASK { ${heldBy(module, token)} }`,
   });
 }
 
@@ -64,7 +69,7 @@ async function renew(store: TripleStore, module: NamedNodeTerm, token: LiteralTe
   const renewed = inLeases(sparql`${module} ${EXPIRES} ${expiry(leaseMs)} .`);
   return store.conditionalUpdate(`DELETE { ${inLeases(sparql`${module} ${EXPIRES} ?expires .`)} } INSERT { ${renewed} } WHERE { ${mine} }`, {
     before: `ASK { ${mine} }`,
-    after: `ASK { ${inLeases(sparql`${module} ${HOLDER} ${token} .`)} }`,
+    after: `ASK { ${heldBy(module, token)} }`,
   });
 }
 

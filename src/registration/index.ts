@@ -18,7 +18,7 @@ export * from '../iri/index.js';
 export { OperationStatus } from '../vocab/status.js';
 export { assertClassRegistered, type GraphOption } from './classes.js';
 export * from './services.js';
-export { findOrphanedOperations, findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON, type RunningOperation, type StalenessOptions, type SweepOptions } from './liveness.js';
+export { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON, type RunningOperation, type StalenessOptions, type SweepOptions } from './liveness.js';
 export {
   createOperation,
   revertOperation,

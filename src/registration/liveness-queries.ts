@@ -77,9 +77,17 @@ export function survivingServicePattern(service: Variable, cutoff: Date): Sparql
  */
 export function noSurvivingRealizer(capability: Variable, cutoff: Date): SparqlFragment {
   const survivor = variable('liveness_survivor');
-  return sparql`OPTIONAL { ${capability} ${namedNode(svc.realizedByWorkflow)} ?liveness_survivorWorkflow .
-    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)} }
+  return sparql`OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} }
     FILTER(!BOUND(${survivor}))`;
+}
+
+/**
+ * `survivor` is a surviving Service (see {@link survivingServicePattern}) that realizes
+ * `capability` through one of its Workflows; its address is bound to `?liveness_survivorAddress`.
+ */
+export function survivingRealizer(capability: Variable, survivor: Variable, cutoff: Date): SparqlFragment {
+  return sparql`${capability} ${namedNode(svc.realizedByWorkflow)} ?liveness_survivorWorkflow .
+    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)}`;
 }
 
 /** `?s` is an Operation still in flight: its `svc:operationStatus` is "queued" or "running". */

@@ -6,7 +6,7 @@ import { literal, namedNode } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
-import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch, survivingServicePattern } from './liveness-queries.js';
+import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch, survivingRealizer } from './liveness-queries.js';
 import { concat, matchedOnce, S, selfAndParts, SVC } from './service-queries.js';
 import { checkDate } from './services.js';
 
@@ -111,20 +111,21 @@ export interface RunningOperation {
 
 /**
  * The running Operations whose Capability a Workflow of `serviceIri` realizes, each with the
- * addresses of the other surviving Services that realize it too. One query; sorted.
+ * addresses of the other surviving Services that realize it too: those with none are orphans of
+ * a previous run of `serviceIri` by the sweep's per-Operation rule; the others may be running on
+ * a live twin (queue reconstruction asks the twins). One query; sorted.
  * @throws ValueError for a malformed IRI, a bad `maxAgeSeconds` or `now`.
  * @example await findRunningOperations(ogm, serviceIri, 90) // [{ operationIri, survivors: [] }]
  */
 export async function findRunningOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<RunningOperation[]> {
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const cutoff = cutoffOf(maxAgeSeconds, options);
-  const survivor = variable('survivor');
+  const [capability, survivor] = [variable('cap'), variable('survivor')];
   const body = sparql`?w ${namedNode(svc.isWorkflowOf)} ${service} .
-    ?cap ${namedNode(svc.realizedByWorkflow)} ?w .
-    ${S} ${namedNode(cfc.implementsCapability)} ?cap .
+    ${capability} ${namedNode(svc.realizedByWorkflow)} ?w .
+    ${S} ${namedNode(cfc.implementsCapability)} ${capability} .
     ${S} ${namedNode(svc.operationStatus)} ${literal(OperationStatus.RUNNING)} .
-    OPTIONAL { ?cap ${namedNode(svc.realizedByWorkflow)} ?survivorWorkflow . ?survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} .
-      ${survivingServicePattern(survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
+    OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
   const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text);
   const survivors = new Map<string, Set<string>>();
   for (const row of rows) {
@@ -135,17 +136,6 @@ export async function findRunningOperations(ogm: OGM, serviceIri: string, maxAge
     survivors.set(operationIri, addresses);
   }
   return [...survivors].sort(([a], [b]) => (a < b ? -1 : 1)).map(([operationIri, addresses]) => ({ operationIri, survivors: [...addresses].sort() }));
-}
-
-/**
- * The running Operations a restarted Service must fail as orphaned by the graph alone: those of
- * {@link findRunningOperations} that no other surviving Service realizes (the sweep's
- * per-Operation rule applied to queue reconstruction). The middleware also asks the survivors
- * whether they are alive, since a twin killed moments ago still looks fresh here.
- * @example await findOrphanedOperations(ogm, serviceIri, 90)
- */
-export async function findOrphanedOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<string[]> {
-  return (await findRunningOperations(ogm, serviceIri, maxAgeSeconds, options)).filter((r) => r.survivors.length === 0).map((r) => r.operationIri);
 }
 
 function cutoffOf(maxAgeSeconds: number, options: StalenessOptions): Date {

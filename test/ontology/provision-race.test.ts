@@ -15,7 +15,12 @@ import { remoteEndpoint, type StoreKind } from '../support/fixtures.js';
 const SHAPES_FILE = BUNDLED_ONTOLOGY_FILES.find((f) => f.name === 'shapes')!.path;
 const PROVISIONERS = 6;
 
-/** One client per provisioner on the remote store (as separate sidecars would be); one shared embedded store. */
+/**
+ * One client per provisioner on the remote store (as separate sidecars would be); one shared
+ * embedded store. The remote run is the one whose loaders interleave (without the lease it loads
+ * the module six times over); in one process they rarely do, and there the run checks the lease's
+ * queries on Oxigraph.
+ */
 async function openClients(kind: StoreKind, n: number): Promise<TripleStore[] | undefined> {
   if (kind === 'embedded') {
     const store = await openEmbeddedStore({});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { ValueError } from '../../src/errors.js';
 import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
-import { findOrphanedOperations, findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
+import { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
 import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
@@ -127,7 +127,8 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     const running = await operation(CAP_OPEN, 'running');
     await operation(CAP_OPEN, 'queued');
     await operation(CAP_STATE, 'running');
-    const orphans = (): Promise<string[]> => findOrphanedOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G });
+    const orphans = async (): Promise<string[]> =>
+      (await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G })).filter((r) => r.survivors.length === 0).map((r) => r.operationIri);
     // A live twin realizing the Capability may be running it: not an orphan. The restarted
     // Service itself (fresh, reachable) does not count; the monitor realizes no Workflow.
     const before = suite.store!.requestCount;
@@ -142,8 +143,8 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     expect(await orphans()).toEqual([]);
     await suite.store!.update(`DELETE WHERE { GRAPH <${G}> { <${twin}> <${svc.address}> ?a } }`);
     expect(await orphans()).toEqual([running]);
-    await expect(findOrphanedOperations(suite.ogm, 'not an iri', MAX_AGE)).rejects.toThrow(ValueError);
-    await expect(findOrphanedOperations(suite.ogm, restarted, -1)).rejects.toThrow(ValueError);
+    await expect(findRunningOperations(suite.ogm, 'not an iri', MAX_AGE)).rejects.toThrow(ValueError);
+    await expect(findRunningOperations(suite.ogm, restarted, -1)).rejects.toThrow(ValueError);
   });
 
   onStore('should find Services with an address and no heartbeat or an old one, in one query', async () => {

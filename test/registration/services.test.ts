@@ -241,16 +241,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     const hostile = ['https://example.org/a>b', 'https://example.org/a b', 'https://example.org/a"b', '} } DROP ALL', ''];
     const addresses = ['ftp://127.0.0.1:21', 'javascript:alert(1)', 'http://127.0.0.1:8000/"> }', 'http://a b', 'not a url', '127.0.0.1:8000'];
     const service = { resourceIri: R, serviceIri: S, serviceClass: svc.Service, address: ADDRESS, namedGraph: G };
-    const workflow = {
-      resourceIri: R,
-      serviceIri: S,
-      workflowIri: WF,
-      workflowClass: plant.OpenDoorWorkflow,
-      capabilityIri: CAP_OPEN,
-      capabilityClass: plant.DoorOpeningCapability,
-      endpoint: buildWorkflowEndpoint(ADDRESS, 'open'),
-      namedGraph: G,
-    };
+    const workflow = OPEN_WORKFLOW;
     for (const bad of hostile) {
       await expectNothingWritten(() => registerService(suite.ogm, { ...service, resourceIri: bad }), ValueError);
       await expectNothingWritten(() => registerService(suite.ogm, { ...service, serviceIri: bad }), ValueError);

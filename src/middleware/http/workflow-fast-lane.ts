@@ -35,13 +35,14 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
   const limit = surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes;
   const authorized = surface.token === undefined ? () => true : bearerMatcher(surface.token);
   const laneFor = (req: IncomingMessage): LaneMatch | undefined => {
-    if (req.method !== 'POST' || !authorized(req.headers.authorization) || !plainBody(req, limit)) return undefined;
+    if (req.method !== 'POST') return undefined;
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const name = decodedName(WORKFLOW_PATH.exec(path)?.[1]);
     const handler = name === undefined || name === EVENT_TRIGGER_WORKFLOW_NAME ? undefined : surface.workflow(name);
-    return handler && { handler, path, query: q < 0 ? '' : url.slice(q + 1) };
+    if (!handler || !plainBody(req, limit) || !authorized(req.headers.authorization)) return undefined;
+    return { handler, path, query: q < 0 ? '' : url.slice(q + 1) };
   };
   return (req, res) => {
     const lane = laneFor(req);
