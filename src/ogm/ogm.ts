@@ -246,7 +246,6 @@ export class OGM {
     await shapes.check(tbox, intent, paths, objectTypes);
   }
 
-  /** The individual's asserted classes in `graph` (cached; types are never rewritten). */
   /**
    * Records the asserted classes of `iri` that a caller's own query already read (one that joined
    * `rdf:type` for another purpose), so the next write's validation does not ask the store.
@@ -256,6 +255,7 @@ export class OGM {
     if (known.length > 0) this.types.add(graph, iri, known);
   }
 
+  /** The individual's asserted classes in `graph` (cached; types are never rewritten). */
   async typesOf(iri: string, graph = this.graph): Promise<string[]> {
     const cached = this.types.get(graph, iri);
     if (cached) return cached;

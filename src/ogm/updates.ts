@@ -106,12 +106,12 @@ export function appliedAsk(graph: string, iri: string, set: Values): string {
 
 /** `INSERT DATA` of single triples (the spec's low-level atomic append). */
 export function appendUpdate(graph: string, rows: readonly [string, string, Term][]): string {
-  return `INSERT DATA { ${inGraph(graph, rows.map(([s, p, o]) => `${sparqlIri(s)} ${sparqlIri(p)} ${sparqlTerm(o)} .`))} }`;
+  return `INSERT DATA { ${inGraph(graph, tripleLines(rows))} }`;
 }
 
 /** `DELETE DATA` of single triples (the spec's low-level triple deletion). */
 export function deleteUpdate(graph: string, rows: readonly [string, string, Term][]): string {
-  return `DELETE DATA { ${inGraph(graph, rows.map(([s, p, o]) => `${sparqlIri(s)} ${sparqlIri(p)} ${sparqlTerm(o)} .`))} }`;
+  return `DELETE DATA { ${inGraph(graph, tripleLines(rows))} }`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
 import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch, survivingRealizer } from './liveness-queries.js';
-import { concat, matchedOnce, S, selfAndParts, SVC } from './service-queries.js';
+import { concat, matchedOnce, operationOfService, S, selfAndParts, SVC } from './service-queries.js';
 import { checkDate } from './services.js';
 
 /**
@@ -121,9 +121,7 @@ export async function findRunningOperations(ogm: OGM, serviceIri: string, maxAge
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const cutoff = cutoffOf(maxAgeSeconds, options);
   const [capability, survivor] = [variable('cap'), variable('survivor')];
-  const body = sparql`?w ${namedNode(svc.isWorkflowOf)} ${service} .
-    ${capability} ${namedNode(svc.realizedByWorkflow)} ?w .
-    ${S} ${namedNode(cfc.implementsCapability)} ${capability} .
+  const body = sparql`${operationOfService(service, S, capability)}
     ${S} ${namedNode(svc.operationStatus)} ${literal(OperationStatus.RUNNING)} .
     OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
   const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text);

@@ -1,12 +1,13 @@
 import { TransitionConflictError, ValueError } from '../errors.js';
 import { assertIri, isIri, preview } from '../iri/validate.js';
 import type { CreateInput, OGM, PropertyInputs } from '../ogm/ogm.js';
-import { graphFragment, sparql } from '../store/sparql.js';
+import { graphFragment, sparql, variable } from '../store/sparql.js';
 import { literal, namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
 import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
+import { operationOfService } from './service-queries.js';
 import { assertStatuses, priorStatuses } from './transitions.js';
 
 export { markOperationFailed, recordTerminalStatus, setOperationStatus } from './operation-status.js';
@@ -158,10 +159,9 @@ export async function findServiceOperations(ogm: OGM, serviceIri: string, status
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const wanted = assertStatuses(statuses);
   if (wanted.length === 0) return [];
-  const body = sparql`?w ${namedNode(svc.isWorkflowOf)} ${service} .
-    ?cap ${namedNode(svc.realizedByWorkflow)} ?w .
-    ?op ${namedNode(cfc.implementsCapability)} ?cap .
-    ?op ${namedNode(svc.operationStatus)} ?st . FILTER(?st IN ${wanted.map((s) => literal(s))})`;
+  const op = variable('op');
+  const body = sparql`${operationOfService(service, op, variable('cap'))}
+    ${op} ${namedNode(svc.operationStatus)} ?st . FILTER(?st IN ${wanted.map((s) => literal(s))})`;
   return operationsWhere(ogm, body, graphOf(ogm, options));
 }
 

@@ -1,6 +1,6 @@
 import { SparqlFragment, sparql, type Variable, variable } from '../store/sparql.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
-import { svc, w3 } from '../vocab/terms.js';
+import { cfc, svc, w3 } from '../vocab/terms.js';
 
 /**
  * SPARQL pieces shared by deregistration and the liveness sweep. Every piece is built with the
@@ -65,4 +65,15 @@ export function serviceAndPartsMatch(services: readonly NamedNodeTerm[], conditi
  */
 export function selfAndParts(part: Variable, service: Variable): SparqlFragment {
   return sparql`${part} (${isWorkflowOf}|${isStatePropertyOf})? ${service} .`;
+}
+
+/**
+ * `operation` is an Operation whose Capability (`capability`) a Workflow of `service` realizes:
+ * the per-Operation rule that tells a Service's own work (a resource's monitor, which realizes no
+ * Workflow, has none). Starts from the Service, the most selective term.
+ */
+export function operationOfService(service: NamedNodeTerm, operation: Variable, capability: Variable): SparqlFragment {
+  return sparql`?w ${isWorkflowOf} ${service} .
+    ${capability} ${namedNode(svc.realizedByWorkflow)} ?w .
+    ${operation} ${namedNode(cfc.implementsCapability)} ${capability} .`;
 }
