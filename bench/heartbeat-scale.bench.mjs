@@ -35,9 +35,14 @@ const STORES = { embedded: 'embedded (in process)', virtuoso: 'Virtuoso (SPARQL_
 
 /** The run's settings: `overrides` (from the soak) win over the environment and the defaults. */
 export function heartbeatSettings(overrides = {}) {
-  const list = (name, fallback) => (process.env[name] ?? fallback).split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (name, fallback) =>
+    (process.env[name] ?? fallback)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const steps = list('BENCH_HB_STEPS', '100,1000').map(Number);
-  if (steps.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error(`BENCH_HB_STEPS must be whole numbers >= 1, got ${process.env.BENCH_HB_STEPS}`);
+  if (steps.some((n) => !Number.isSafeInteger(n) || n < 1))
+    throw new Error(`BENCH_HB_STEPS must be whole numbers >= 1, got ${process.env.BENCH_HB_STEPS}`);
   const stores = list('BENCH_HB_STORES', 'embedded,virtuoso');
   for (const s of stores) if (!STORES[s]) throw new Error(`BENCH_HB_STORES names "${s}"; known: ${Object.keys(STORES).join(', ')}`);
   return {
@@ -103,7 +108,8 @@ function degradation(hb, idleSweeps, found, s) {
   // One heartbeat of slack: the last one due may fall due just as the window closes.
   if (hb.completed < 0.95 * hb.due - 1) reasons.push(`heartbeats behind (${hb.completed} of ${hb.due} due in the window)`);
   if ((pct(idleSweeps, 50) ?? 0) > s.sweepBoundMs) reasons.push(`sweep p50 over ${s.sweepBoundMs} ms`);
-  if (Math.max(pct(found.unpinned, 99) ?? 0, pct(found.pinned, 99) ?? 0) > s.discoveryBoundMs) reasons.push(`discovery p99 over ${s.discoveryBoundMs} ms`);
+  if (Math.max(pct(found.unpinned, 99) ?? 0, pct(found.pinned, 99) ?? 0) > s.discoveryBoundMs)
+    reasons.push(`discovery p99 over ${s.discoveryBoundMs} ms`);
   return reasons;
 }
 
@@ -163,7 +169,7 @@ async function step(ogm, plant, n, s) {
 /** Seconds step `n` should take at the rates the last step measured (0 before the first step). */
 function estimateS(n, plant, rates, s) {
   if (!rates) return 0;
-  return (n - plant.live.length) * (1 + s.stalePercent / 100) / rates.register + n / rates.burst + s.seconds;
+  return ((n - plant.live.length) * (1 + s.stalePercent / 100)) / rates.register + n / rates.burst + s.seconds;
 }
 
 /**
@@ -180,12 +186,15 @@ async function runOnStore(kind, s, deadline) {
   try {
     for (const n of s.steps) {
       const estimate = estimateS(n, plant, rates, s);
-      if (!stopped && performance.now() + estimate * 1000 > deadline) stopped = `not run: time budget (the step would take ~${Math.round(estimate)} s)`;
+      if (!stopped && performance.now() + estimate * 1000 > deadline)
+        stopped = `not run: time budget (the step would take ~${Math.round(estimate)} s)`;
       if (stopped) {
         rows.push({ store: STORES[kind], services: n, verdict: stopped });
         continue;
       }
-      s.progress(`${kind}: N=${n}: registering ${n - plant.live.length} Services, then ${s.seconds} s at ${round(n / HEARTBEAT_S)} heartbeats/s`);
+      s.progress(
+        `${kind}: N=${n}: registering ${n - plant.live.length} Services, then ${s.seconds} s at ${round(n / HEARTBEAT_S)} heartbeats/s`,
+      );
       const result = await step(ogm, plant, n, s);
       rates = result.rates;
       rows.push({ store: STORES[kind], ...result.row });

@@ -5,7 +5,14 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../dist/iri/index.js';
-import { makeServiceReachable, registerService, registerWorkflow, resolveDispatchTarget, sweepStaleServices, updateHeartbeat } from '../dist/registration/index.js';
+import {
+  makeServiceReachable,
+  registerService,
+  registerWorkflow,
+  resolveDispatchTarget,
+  sweepStaleServices,
+  updateHeartbeat,
+} from '../dist/registration/index.js';
 import { PLANT, plant } from '../dist/vocab/index.js';
 
 /** Staleness threshold of the sweep and freshness window of discovery: the product's default. */
@@ -107,7 +114,10 @@ export async function discoveryLoop(ogm, live, stale, { until, pauseMs = 10 }) {
     const target = k % 2 ? live[Math.floor(Math.random() * live.length)] : undefined;
     const t = performance.now();
     try {
-      const found = await resolveDispatchTarget(ogm, plant.DoorOpeningCapability, { targetResource: target?.resourceIri, freshWithinSeconds: STALENESS_S });
+      const found = await resolveDispatchTarget(ogm, plant.DoorOpeningCapability, {
+        targetResource: target?.resourceIri,
+        freshWithinSeconds: STALENESS_S,
+      });
       (target ? out.pinned : out.unpinned).push(performance.now() - t);
       if (target ? found.serviceIri !== target.serviceIri : staleSet.has(found.serviceIri)) out.wrong += 1;
     } catch {

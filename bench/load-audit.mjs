@@ -16,7 +16,15 @@ import { namedNode } from '../dist/store/terms.js';
 import { cfc, svc, w3 } from '../dist/vocab/index.js';
 import { OPEN } from './load-callers.mjs';
 
-const FIELDS = { type: w3.type, capability: cfc.implementsCapability, status: svc.operationStatus, timestamp: svc.executionTimestamp, workflow: svc.executedByWorkflow, result: svc.executionResult, failureState: svc.failureState };
+const FIELDS = {
+  type: w3.type,
+  capability: cfc.implementsCapability,
+  status: svc.operationStatus,
+  timestamp: svc.executionTimestamp,
+  workflow: svc.executedByWorkflow,
+  result: svc.executionResult,
+  failureState: svc.failureState,
+};
 const BY_PREDICATE = new Map(Object.entries(FIELDS).map(([k, p]) => [p, k]));
 const CHUNK = 100;
 const CLOCK_SLACK_MS = 60_000;
@@ -45,19 +53,24 @@ async function operationCount(client, graph) {
 function provenanceProblem(f, receiver) {
   const [status] = f.status;
   if (status === 'done') {
-    if (f.workflow.length !== 1 || f.workflow[0] !== receiver.workflow) return `done, executedByWorkflow ${JSON.stringify(f.workflow)}; expected [${receiver.workflow}]`;
-    if (f.result.length !== 1 || f.failureState.length !== 0) return `done with ${f.result.length} executionResult and ${f.failureState.length} failureState (expected 1 and 0)`;
+    if (f.workflow.length !== 1 || f.workflow[0] !== receiver.workflow)
+      return `done, executedByWorkflow ${JSON.stringify(f.workflow)}; expected [${receiver.workflow}]`;
+    if (f.result.length !== 1 || f.failureState.length !== 0)
+      return `done with ${f.result.length} executionResult and ${f.failureState.length} failureState (expected 1 and 0)`;
     return undefined;
   }
   const byClaim = f.workflow.length === 1 && f.workflow[0] === receiver.workflow && f.result.length === 1 && f.failureState.length === 1;
   const byReason = f.workflow.length === 0 && f.result.length === 1 && f.failureState.length === 0;
-  return byClaim || byReason ? undefined : `failed with ${f.workflow.length} executedByWorkflow, ${f.result.length} executionResult, ${f.failureState.length} failureState`;
+  return byClaim || byReason
+    ? undefined
+    : `failed with ${f.workflow.length} executedByWorkflow, ${f.result.length} executionResult, ${f.failureState.length} failureState`;
 }
 
 /** The checks of one requested Operation; returns the broken ones. */
 function checkRequested(f, { receiver, claims, startedAt, outcome }) {
   const broken = [];
-  if (f.status.length === 0 || !f.type.includes(OPEN.operationClass) || f.capability.length !== 1) return ['missing: no status, type or Capability in the graph'];
+  if (f.status.length === 0 || !f.type.includes(OPEN.operationClass) || f.capability.length !== 1)
+    return ['missing: no status, type or Capability in the graph'];
   if (f.status.length !== 1) broken.push(`${f.status.length} operationStatus values: ${f.status.join(', ')}`);
   else if (f.status[0] !== 'done' && f.status[0] !== 'failed') broken.push(`not terminal: '${f.status[0]}'`);
   else {
@@ -66,10 +79,12 @@ function checkRequested(f, { receiver, claims, startedAt, outcome }) {
   }
   const at = new Date(f.timestamp[0]).getTime();
   if (f.timestamp.length !== 1) broken.push(`${f.timestamp.length} executionTimestamp values`);
-  else if (!(at >= startedAt - CLOCK_SLACK_MS && at <= Date.now() + CLOCK_SLACK_MS)) broken.push(`executionTimestamp ${f.timestamp[0]} outside the run`);
+  else if (!(at >= startedAt - CLOCK_SLACK_MS && at <= Date.now() + CLOCK_SLACK_MS))
+    broken.push(`executionTimestamp ${f.timestamp[0]} outside the run`);
   if (claims > 1) broken.push(`claimed ${claims} times`);
   if (claims === 0 && f.workflow.length > 0) broken.push('has Workflow provenance but its receiver never claimed it');
-  if (outcome && f.status.length === 1 && outcome.kind !== f.status[0]) broken.push(`receiver reported '${outcome.kind}', graph holds '${f.status[0]}'`);
+  if (outcome && f.status.length === 1 && outcome.kind !== f.status[0])
+    broken.push(`receiver reported '${outcome.kind}', graph holds '${f.status[0]}'`);
   return broken;
 }
 
@@ -83,9 +98,20 @@ function bridgeViolations(receivers, claimedAt, ranAt) {
   const out = [];
   for (const r of receivers) {
     const claimed = claimedAt(r);
-    if (r.bridge.executions !== claimed) out.push({ check: 'bridge executions', subject: r.name, detail: `bridge ran the workflow ${r.bridge.executions} times, the receiver claimed ${claimed} Operations` });
-    if (r.bridge.executions < ranAt(r)) out.push({ check: 'bridge executions', subject: r.name, detail: `${ranAt(r)} Operations done with provenance, only ${r.bridge.executions} device executions` });
-    for (const [iri, n] of r.bridge.byOperation) if (n > 1) out.push({ check: 'ran twice', subject: iri, detail: `the bridge ran it ${n} times` });
+    if (r.bridge.executions !== claimed)
+      out.push({
+        check: 'bridge executions',
+        subject: r.name,
+        detail: `bridge ran the workflow ${r.bridge.executions} times, the receiver claimed ${claimed} Operations`,
+      });
+    if (r.bridge.executions < ranAt(r))
+      out.push({
+        check: 'bridge executions',
+        subject: r.name,
+        detail: `${ranAt(r)} Operations done with provenance, only ${r.bridge.executions} device executions`,
+      });
+    for (const [iri, n] of r.bridge.byOperation)
+      if (n > 1) out.push({ check: 'ran twice', subject: iri, detail: `the bridge ran it ${n} times` });
   }
   return out;
 }
@@ -93,18 +119,34 @@ function bridgeViolations(receivers, claimedAt, ranAt) {
 /** Checks every requested Operation and every failed dispatch against its facts. */
 function checkOperations(facts, { tally, byName, claimsOf, startedAt }) {
   const violations = [];
-  const counts = { requested: tally.requested.length, done: 0, failed: 0, dispatchFailed: tally.failedDispatches.length, revertedAfterClaim: 0 };
+  const counts = {
+    requested: tally.requested.length,
+    done: 0,
+    failed: 0,
+    dispatchFailed: tally.failedDispatches.length,
+    revertedAfterClaim: 0,
+  };
   const ran = new Map();
   for (const q of tally.requested) {
     const f = facts.get(q.iri);
-    const broken = checkRequested(f, { receiver: byName.get(q.receiver), claims: claimsOf(q.iri), startedAt, outcome: tally.outcomes.get(q.iri) });
+    const broken = checkRequested(f, {
+      receiver: byName.get(q.receiver),
+      claims: claimsOf(q.iri),
+      startedAt,
+      outcome: tally.outcomes.get(q.iri),
+    });
     for (const detail of broken) violations.push({ check: 'operation', subject: q.iri, detail });
     if (f.status.length === 1 && (f.status[0] === 'done' || f.status[0] === 'failed')) counts[f.status[0]] += 1;
     if (f.workflow.length > 0) ran.set(q.receiver, (ran.get(q.receiver) ?? 0) + 1);
   }
   for (const q of tally.failedDispatches) {
     const left = Object.values(facts.get(q.iri)).flat().length;
-    if (left > 0) violations.push({ check: 'revert', subject: q.iri, detail: `dispatch failed (${q.kind}) but ${left} values of the Operation are left in the graph` });
+    if (left > 0)
+      violations.push({
+        check: 'revert',
+        subject: q.iri,
+        detail: `dispatch failed (${q.kind}) but ${left} values of the Operation are left in the graph`,
+      });
     if (claimsOf(q.iri) > 0) counts.revertedAfterClaim += 1;
   }
   return { violations, counts, ran };
@@ -122,14 +164,24 @@ export async function audit(store, { tally, receivers, watch, startedAt }) {
     const all = [...tally.requested, ...tally.failedDispatches];
     const claimedAt = (r) => all.filter((q) => q.receiver === r.name).reduce((n, q) => n + claimsOf(q.iri), 0);
     await bridgesSettled(receivers, claimedAt);
-    const facts = await factsOf(client, store.graph, all.map((q) => q.iri));
+    const facts = await factsOf(
+      client,
+      store.graph,
+      all.map((q) => q.iri),
+    );
     const { violations, counts, ran } = checkOperations(facts, { tally, byName, claimsOf, startedAt });
     violations.push(...bridgeViolations(receivers, claimedAt, (r) => ran.get(r.name) ?? 0));
     const stored = await operationCount(client, store.graph);
-    if (stored !== tally.requested.length) violations.push({ check: 'graph', subject: store.graph, detail: `${stored} Operations in the graph, ${tally.requested.length} requested` });
+    if (stored !== tally.requested.length)
+      violations.push({
+        check: 'graph',
+        subject: store.graph,
+        detail: `${stored} Operations in the graph, ${tally.requested.length} requested`,
+      });
     const notes = [];
     if (watch.counters.missed > 0) notes.push(`${watch.counters.missed} activity entries missed: claim counts are lower bounds`);
-    if (counts.revertedAfterClaim > 0) notes.push(`${counts.revertedAfterClaim} Operations were claimed by their receiver and then reverted by a failed dispatch`);
+    if (counts.revertedAfterClaim > 0)
+      notes.push(`${counts.revertedAfterClaim} Operations were claimed by their receiver and then reverted by a failed dispatch`);
     return { ok: violations.length === 0, violations, counts: { ...counts, inGraph: stored }, notes };
   } finally {
     await client.close();

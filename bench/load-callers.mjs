@@ -73,7 +73,8 @@ export function localApiCaller(socketPath, label) {
     const body = JSON.stringify({ ...OPEN, operationIri, targetResource: receiver.resource });
     const res = await client.request({ method: 'POST', path: '/operations', headers: { 'content-type': 'application/json' }, body });
     const text = await res.body.text();
-    if (res.statusCode !== 201) throw Object.assign(new Error(`POST /operations -> ${res.statusCode} ${text.slice(0, 300)}`), { code: `HTTP ${res.statusCode}` });
+    if (res.statusCode !== 201)
+      throw Object.assign(new Error(`POST /operations -> ${res.statusCode} ${text.slice(0, 300)}`), { code: `HTTP ${res.statusCode}` });
   };
   return { label, dispatch, close: () => client.destroy() };
 }

@@ -51,7 +51,18 @@ function bridgeCounter() {
 }
 
 async function sidecar(kids, dir, name, config, store, extra) {
-  const args = ['start', '--config', config, ...store.flags, '--port', '0', '--local-api-socket', join(dir, `${name}-local.sock`), ...extra, ...QUIET];
+  const args = [
+    'start',
+    '--config',
+    config,
+    ...store.flags,
+    '--port',
+    '0',
+    '--local-api-socket',
+    join(dir, `${name}-local.sock`),
+    ...extra,
+    ...QUIET,
+  ];
   const started = await kids.daemon(name, args, { env: { STATE_DIRECTORY: join(dir, `${name}-state`) } });
   const ready = JSON.parse(started.first);
   return { name, pid: started.pid, service: ready.service, address: ready.address, localApi: join(dir, `${name}-local.sock`) };
@@ -69,7 +80,11 @@ export async function startReceivers(kids, dir, store, { count, delayMs, failRat
     const name = `door${i}`;
     const socket = join(dir, `${name}-device.sock`);
     const { counts, onLine } = bridgeCounter();
-    const bridge = await kids.daemon(`${name}-bridge`, ['--kind', 'door', '--socket', socket, '--delay-ms', String(delayMs), '--fail-rate', String(failRate)], { script: BRIDGE, onStdoutLine: onLine });
+    const bridge = await kids.daemon(
+      `${name}-bridge`,
+      ['--kind', 'door', '--socket', socket, '--delay-ms', String(delayMs), '--fail-rate', String(failRate)],
+      { script: BRIDGE, onStdoutLine: onLine },
+    );
     const resource = PLANT(`loadDoor${i}`);
     const side = await sidecar(kids, dir, name, DOOR_CONFIG, store, ['--resource', resource, '--device-socket', socket, '--activity-feed']);
     receivers.push({ ...side, resource, workflow: mintWorkflowIri(side.service, 'open'), bridgePid: bridge.pid, bridge: counts });

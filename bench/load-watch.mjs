@@ -33,7 +33,7 @@ async function follow(address, onEntry, counters, signal) {
         counters.streamErrors += 1;
         counters.lastStreamError = error.message;
       }
-      if (!signal.aborted) (counters.resumed += 1, await new Promise((r) => setTimeout(r, 100)));
+      if (!signal.aborted) ((counters.resumed += 1), await new Promise((r) => setTimeout(r, 100)));
     }
   } finally {
     await client.destroy().catch(() => undefined);
@@ -71,7 +71,13 @@ export async function watchReceivers(receivers) {
       const seen = early.get(iri);
       if (seen) return (early.delete(iri), Promise.resolve(seen));
       return new Promise((ok, fail) => {
-        const timer = setTimeout(() => (waiting.delete(iri), fail(Object.assign(new Error(`no done/failed entry for ${iri} within ${timeoutMs} ms`), { code: 'NO_TERMINAL_ENTRY' }))), timeoutMs);
+        const timer = setTimeout(
+          () => (
+            waiting.delete(iri),
+            fail(Object.assign(new Error(`no done/failed entry for ${iri} within ${timeoutMs} ms`), { code: 'NO_TERMINAL_ENTRY' }))
+          ),
+          timeoutMs,
+        );
         waiting.set(iri, (outcome) => (clearTimeout(timer), ok(outcome)));
       });
     },

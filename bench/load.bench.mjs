@@ -29,9 +29,13 @@ const STORES = { served: 'embedded store, served by `store serve --memory`', vir
 
 /** The run's settings: `overrides` (from the soak) win over the environment and the defaults. */
 export function loadSettings(overrides = {}) {
-  const stores = (process.env.BENCH_LOAD_STORES ?? 'served,virtuoso').split(',').map((s) => s.trim()).filter(Boolean);
+  const stores = (process.env.BENCH_LOAD_STORES ?? 'served,virtuoso')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of stores) if (!STORES[s]) throw new Error(`BENCH_LOAD_STORES names "${s}"; known: ${Object.keys(STORES).join(', ')}`);
-  if (envInt('BENCH_LOAD_FAIL_PERCENT', 0, 0) > 100) throw new Error(`BENCH_LOAD_FAIL_PERCENT must be 0..100, got ${process.env.BENCH_LOAD_FAIL_PERCENT}`);
+  if (envInt('BENCH_LOAD_FAIL_PERCENT', 0, 0) > 100)
+    throw new Error(`BENCH_LOAD_FAIL_PERCENT must be 0..100, got ${process.env.BENCH_LOAD_FAIL_PERCENT}`);
   return {
     ops: envInt('BENCH_LOAD_OPS', 200),
     seconds: envInt('BENCH_LOAD_SECONDS', 20),
@@ -69,7 +73,8 @@ async function measure(kids, dir, kind, s) {
     const tally = new Tally();
     const bound = budget(s);
     const startedAt = Date.now();
-    const progress = (granted) => s.progress(`${kind}: ${granted} dispatched, ${tally.outcomes.size} terminal, errors: ${tally.errorSummary()}`);
+    const progress = (granted) =>
+      s.progress(`${kind}: ${granted} dispatched, ${tally.outcomes.size} terminal, errors: ${tally.errorSummary()}`);
     let seconds;
     try {
       seconds = await drive(callers, { receivers, bound, tally, watch, terminalTimeoutMs: s.terminalTimeoutMs, progress });
@@ -92,7 +97,9 @@ async function runOnStore(kind, s) {
   let timer;
   try {
     const limit = (s.timeoutS + s.seconds) * 1000;
-    const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the load run on ${kind} took longer than ${limit / 1000} s`)), limit)));
+    const timeout = new Promise(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`the load run on ${kind} took longer than ${limit / 1000} s`)), limit)),
+    );
     const measured = await Promise.race([measure(kids, dir, kind, s), timeout]);
     if (measured.checked.ok) await rm(dir, { recursive: true, force: true });
     else s.progress(`${kind}: audit failed; process logs kept in ${dir}`);
@@ -120,7 +127,9 @@ function storeRow(kind, { tally, seconds, checked, receivers }) {
     p99_ms: ms.length ? round(percentile(ms, 99)) : null,
     max_ms: ms.length ? round(Math.max(...ms)) : null,
     errors: tally.errorSummary(),
-    audit: checked.ok ? `passed (${checked.counts.requested + checked.counts.dispatchFailed} Operations checked)` : `FAILED: ${checked.violations.length} violations`,
+    audit: checked.ok
+      ? `passed (${checked.counts.requested + checked.counts.dispatchFailed} Operations checked)`
+      : `FAILED: ${checked.violations.length} violations`,
     device_executions: perReceiver,
     notes: checked.notes.join('; '),
   };
@@ -150,7 +159,7 @@ export async function run(overrides = {}, { write = true } = {}) {
     bound: `${s.ops} Operations or ${s.seconds} s per store, whichever comes first`,
     receivers: `${s.receivers} door sidecars (config/door1.yaml, own resource each), mock bridge --delay-ms ${s.delayMs} --fail-rate ${s.failPercent / 100}`,
     callers: `${s.callers} in-process watchdog-mode middlewares + ${s.apiCallers} local-API clients of a robot1 sidecar, round-robin pinned to the receivers`,
-    latency: 'request to the receiver\'s done/failed activity entry',
+    latency: "request to the receiver's done/failed activity entry",
     cpus: `${cpus().length}, shared: load average ${round(loadavg()[0])} at the end`,
   };
   const sections = [{ title: 'load', rows }];

@@ -24,7 +24,11 @@ export async function run() {
   const create = await timeEach(N, async (i) => {
     const iri = `${PLANT('OpenDoorOperation')}_op_${String(i).padStart(12, '0')}${ops.length}`;
     ops.push(iri);
-    await ogm.create({ iri, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued', 'https://w3id.org/circularfactory/Core#implementsCapability': capability } });
+    await ogm.create({
+      iri,
+      type: PLANT('OpenDoorOperation'),
+      properties: { [svc.operationStatus]: 'queued', 'https://w3id.org/circularfactory/Core#implementsCapability': capability },
+    });
   });
   const createRequests = (store.requestCount - before) / (N + Math.min(50, N));
 

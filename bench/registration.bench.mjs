@@ -63,7 +63,9 @@ async function plant(ageOf) {
 async function spreadHeartbeats(store) {
   const S = 'https://w3id.org/circularfactory/Service#';
   const cutoff = new Date(FRESH.getTime() - 1).toISOString();
-  await store.update(`DELETE { GRAPH <${G}> { ?s <${S}lastHeartbeat> ?h } } WHERE { GRAPH <${G}> { ?s <${S}lastHeartbeat> ?h FILTER(?h > "${cutoff}"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } }`);
+  await store.update(
+    `DELETE { GRAPH <${G}> { ?s <${S}lastHeartbeat> ?h } } WHERE { GRAPH <${G}> { ?s <${S}lastHeartbeat> ?h FILTER(?h > "${cutoff}"^^<http://www.w3.org/2001/XMLSchema#dateTime>) } }`,
+  );
   const at = (i) => new Date(FRESH.getTime() - ((i * 7919) % 30_000)).toISOString();
   const lines = liveIndex.map((i) => `<${serviceOf(i)}> <${S}lastHeartbeat> "${at(i)}"^^<http://www.w3.org/2001/XMLSchema#dateTime> .`);
   await store.load(`${lines.join('\n')}\n`, NT);
@@ -72,18 +74,24 @@ async function spreadHeartbeats(store) {
 // Times Operation lifecycles and counts their requests; `receiver` claims and finishes (a second
 // OGM stands for a receiver in another process, whose type cache has never seen the Operation).
 async function lifecycle(store, creator, receiver, { resolveWorkflow }) {
-  const { capabilityIri, serviceIri } = await resolveDispatchTarget(creator, PLANT('DoorOpeningCapability'), { targetResource: PLANT('res1') });
+  const { capabilityIri, serviceIri } = await resolveDispatchTarget(creator, PLANT('DoorOpeningCapability'), {
+    targetResource: PLANT('res1'),
+  });
   const workflowIri = `${serviceIri}_workflow_open`;
   const requests = [];
-  const ms = await timeEach(Math.min(N, 200), async () => {
-    const before = store.requestCount;
-    const operationIri = mintOperationIri(PLANT('OpenDoorOperation'));
-    await createOperation(creator, { operationIri, operationClass: PLANT('OpenDoorOperation'), capabilityIri });
-    await setOperationStatus(receiver, { operationIri, status: 'running' });
-    const wf = resolveWorkflow ? await resolveOperationWorkflow(receiver, operationIri) : workflowIri;
-    await recordTerminalStatus(receiver, { operationIri, workflowIri: wf, status: 'done', result: '"ok"' });
-    requests.push(store.requestCount - before);
-  }, 5);
+  const ms = await timeEach(
+    Math.min(N, 200),
+    async () => {
+      const before = store.requestCount;
+      const operationIri = mintOperationIri(PLANT('OpenDoorOperation'));
+      await createOperation(creator, { operationIri, operationClass: PLANT('OpenDoorOperation'), capabilityIri });
+      await setOperationStatus(receiver, { operationIri, status: 'running' });
+      const wf = resolveWorkflow ? await resolveOperationWorkflow(receiver, operationIri) : workflowIri;
+      await recordTerminalStatus(receiver, { operationIri, workflowIri: wf, status: 'done', result: '"ok"' });
+      requests.push(store.requestCount - before);
+    },
+    5,
+  );
   return { ms, requests: Math.max(...requests.slice(5)) };
 }
 
@@ -124,7 +132,10 @@ async function sweeps() {
     requests.push(store.requestCount - before);
     [store.select, store.update] = [select, update];
     if (swept.length !== STALE) throw new Error(`sweep found ${swept.length} stale Services, expected ${STALE}`);
-    if (process.env.BENCH_TRACE) console.log(`sweep of generation ${g}: ${ms.at(-1).toFixed(1)} ms, CPU ${cpu.at(-1).toFixed(1)} ms (${steps.map((s) => s.at(-1)?.toFixed(1)).join(' + ')})`);
+    if (process.env.BENCH_TRACE)
+      console.log(
+        `sweep of generation ${g}: ${ms.at(-1).toFixed(1)} ms, CPU ${cpu.at(-1).toFixed(1)} ms (${steps.map((s) => s.at(-1)?.toFixed(1)).join(' + ')})`,
+      );
   }
   await store.close();
   const median = (a) => [...a.slice(1)].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)]?.toFixed(1);
@@ -137,7 +148,9 @@ export async function run() {
   const { store, ogm } = await plant((i) => (staleIndex.has(i) ? 1 : 0));
   const capability = PLANT('DoorOpeningCapability');
   let i = 0;
-  const pinned = await timeEach(N, () => resolveDispatchTarget(ogm, capability, { targetResource: PLANT(`res${liveIndex[i++ % liveIndex.length]}`) }));
+  const pinned = await timeEach(N, () =>
+    resolveDispatchTarget(ogm, capability, { targetResource: PLANT(`res${liveIndex[i++ % liveIndex.length]}`) }),
+  );
   const unpinned = await timeEach(N, () => resolveDispatchTarget(ogm, capability));
   await spreadHeartbeats(store);
   const unpinnedSpread = await timeEach(N, () => resolveDispatchTarget(ogm, capability));
@@ -153,7 +166,12 @@ export async function run() {
   await store.close();
   const sweep = await sweeps();
 
-  const meta = { store: 'embedded (memory)', services: SERVICES, stale: `${staleIndex.size} (every ${EVERY}th resource)`, sweeps: `${SWEEPS + 1} generations of ${STALE}, the first cold` };
+  const meta = {
+    store: 'embedded (memory)',
+    services: SERVICES,
+    stale: `${staleIndex.size} (every ${EVERY}th resource)`,
+    sweeps: `${SWEEPS + 1} generations of ${STALE}, the first cold`,
+  };
   report('registration', meta, [
     row('discovery, pinned to a resource', pinned, { requests: 1 }),
     row('discovery, unpinned (identical fresh heartbeats)', unpinned, { requests: 1 }),
@@ -163,7 +181,15 @@ export async function run() {
     row('Operation lifecycle: create, claim, terminal (receiver knows its Workflow)', known.ms, { requests: known.requests }),
     row('  same, receiver in another process (cold type cache)', remote.ms, { requests: remote.requests }),
     row('discovery, unpinned, 1,000 dead Services registered last (worst case)', unpinnedBlock, { requests: 1 }),
-    row(`sweep of ${STALE} stale among ${SERVICES}`, sweep.ms, { requests: sweep.requests, cpu_p50_ms: Number(sweep.cpu), steps_ms: sweep.steady }),
-    row('  same, first sweep of the process (cold)', [sweep.cold], { requests: sweep.requests, cpu_p50_ms: sweep.coldCpu, steps_ms: sweep.coldSteps }),
+    row(`sweep of ${STALE} stale among ${SERVICES}`, sweep.ms, {
+      requests: sweep.requests,
+      cpu_p50_ms: Number(sweep.cpu),
+      steps_ms: sweep.steady,
+    }),
+    row('  same, first sweep of the process (cold)', [sweep.cold], {
+      requests: sweep.requests,
+      cpu_p50_ms: sweep.coldCpu,
+      steps_ms: sweep.coldSteps,
+    }),
   ]);
 }

@@ -9,12 +9,16 @@ export const RESULTS_DIR = new URL('./results/', import.meta.url);
 
 /** `2025-11-22T08-19-05Z`: the run's time, usable in a file name. */
 export function fileStamp(date = new Date()) {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replaceAll(':', '-');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replaceAll(':', '-');
 }
 
 const cell = (value) => {
   if (value === undefined || value === null) return '';
-  const text = typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : typeof value === 'string' ? value : JSON.stringify(value);
+  const text =
+    typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : typeof value === 'string' ? value : JSON.stringify(value);
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 };
 

@@ -19,7 +19,9 @@ export const OPEN_REQUEST = { capabilityClass: plant.DoorOpeningCapability, oper
 /** Passes every call to `inner`, counting calls by method and the store requests they caused. */
 function countingStore(inner) {
   const calls = { select: 0, ask: 0, update: 0, conditionalUpdate: 0 };
-  const wrap = (method) => (...args) => ((calls[method] += 1), inner[method](...args));
+  const wrap =
+    (method) =>
+    (...args) => ((calls[method] += 1), inner[method](...args));
   return {
     calls,
     get description() {
@@ -90,12 +92,20 @@ export async function dispatchInProcess(store, { n, graph }) {
     await door.start();
     await robot.start();
     const terminal = terminalWatch(door.activity);
-    const snapshot = () => ({ requester: { ...sides.requester.calls }, receiver: { ...sides.receiver.calls }, requests: store.requestCount });
+    const snapshot = () => ({
+      requester: { ...sides.requester.calls },
+      receiver: { ...sides.receiver.calls },
+      requests: store.requestCount,
+    });
     let base;
-    const ms = await timeEach(n, async (i, warmup) => {
-      if (!warmup && i === 0) base = snapshot();
-      await terminal(await robot.request(OPEN_REQUEST));
-    }, Math.min(20, n));
+    const ms = await timeEach(
+      n,
+      async (i, warmup) => {
+        if (!warmup && i === 0) base = snapshot();
+        await terminal(await robot.request(OPEN_REQUEST));
+      },
+      Math.min(20, n),
+    );
     const end = snapshot();
     const perOp = (side) => Object.fromEntries(Object.keys(end[side]).map((k) => [k, (end[side][k] - base[side][k]) / n]));
     return { ms, requester: perOp('requester'), receiver: perOp('receiver'), requests: (end.requests - base.requests) / n };

@@ -39,7 +39,11 @@ export class Children {
   #spawn(args, env) {
     // A run that timed out may still be starting things; once stopping began, nothing new starts.
     if (this.#closed) throw new Error(`not starting ${args.join(' ')}: the run is stopping`);
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: env ? { ...process.env, ...env } : process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: env ? { ...process.env, ...env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.#all.push(child);
     return child;
   }
@@ -99,7 +103,12 @@ export class Children {
 export function jsonClient({ address, socketPath }) {
   const client = new Client(address ?? 'http://localhost', socketPath ? { socketPath } : {});
   const call = async (method, path, body) => {
-    const res = await client.request({ method, path, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await client.request({
+      method,
+      path,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.body.text();
     const value = text === '' ? undefined : JSON.parse(text);
     if (res.statusCode >= 300) throw new Error(`${method} ${path} -> ${res.statusCode} ${text}`);
@@ -118,7 +127,8 @@ export async function activityWatch(address) {
   const waiting = new Map();
   const outcomes = new Map();
   const res = await client.request({ method: 'GET', path: '/activity/stream' });
-  if (res.statusCode !== 200) throw new Error(`GET ${address}/activity/stream -> ${res.statusCode}; start the sidecar with --activity-feed`);
+  if (res.statusCode !== 200)
+    throw new Error(`GET ${address}/activity/stream -> ${res.statusCode}; start the sidecar with --activity-feed`);
   const settle = (iri, outcome) => {
     const w = waiting.get(iri);
     if (w) (waiting.delete(iri), w(outcome));
@@ -137,7 +147,10 @@ export async function activityWatch(address) {
       const seen = outcomes.get(iri);
       if (seen) return (outcomes.delete(iri), Promise.resolve(seen));
       return new Promise((ok, fail) => {
-        const timer = setTimeout(() => (waiting.delete(iri), fail(new Error(`no done/failed entry for ${iri} within ${timeoutMs} ms`))), timeoutMs);
+        const timer = setTimeout(
+          () => (waiting.delete(iri), fail(new Error(`no done/failed entry for ${iri} within ${timeoutMs} ms`))),
+          timeoutMs,
+        );
         waiting.set(iri, (outcome) => (clearTimeout(timer), ok(outcome)));
       });
     },
@@ -176,7 +189,12 @@ export async function cpuOf(pids) {
 export function rssPeaks(pids, intervalMs = 100) {
   const peaks = pids.map(() => 0);
   const timer = setInterval(() => {
-    pids.forEach((pid, i) => rssMb(pid).then((mb) => (peaks[i] = Math.max(peaks[i], mb)), () => undefined));
+    pids.forEach((pid, i) =>
+      rssMb(pid).then(
+        (mb) => (peaks[i] = Math.max(peaks[i], mb)),
+        () => undefined,
+      ),
+    );
   }, intervalMs);
   return { stop: () => (clearInterval(timer), peaks) };
 }

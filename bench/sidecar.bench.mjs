@@ -61,7 +61,9 @@ function storeRequestLog() {
 /** Store, plant, door bridge, `STARTS` door1 start-ups (all but the last stopped again), robot1. */
 async function startPlant(kids, dir) {
   const log = storeRequestLog();
-  const store = await kids.daemon('store', ['store', 'serve', '--memory', '--port', '0', '--provision', '--log-level', 'debug'], { onStderrLine: log.onLine });
+  const store = await kids.daemon('store', ['store', 'serve', '--memory', '--port', '0', '--provision', '--log-level', 'debug'], {
+    onStderrLine: log.onLine,
+  });
   const storeUrl = store.first.trim();
   await kids.command(['ontology', 'load', join(ROOT, 'ontology/examples/plant.ttl'), '--store', storeUrl]);
   const doorDevice = join(dir, 'door1-device.sock');
@@ -69,7 +71,20 @@ async function startPlant(kids, dir) {
   const env = { NODE_OPTIONS: await deployedNodeOptions() };
   const sidecar = async (name, config, device, extra = []) => {
     const localApi = join(dir, `${name}-local.sock`);
-    const args = ['start', '--config', config, '--store', storeUrl, '--port', '0', '--device-socket', device, '--local-api-socket', localApi, ...extra];
+    const args = [
+      'start',
+      '--config',
+      config,
+      '--store',
+      storeUrl,
+      '--port',
+      '0',
+      '--device-socket',
+      device,
+      '--local-api-socket',
+      localApi,
+      ...extra,
+    ];
     const started = await kids.daemon(name, args, { env });
     return { ...started, ...JSON.parse(started.first), localApi };
   };
@@ -140,16 +155,25 @@ async function proxyOverhead({ door, bridge, doorDevice }) {
   const pair = [call('direct', direct, '/open'), call('proxied', proxied, '/workflows/open/execute')];
   try {
     // Alternating which goes first keeps drift in the machine's load out of the difference.
-    await timeEach(PROXY_N, async (i, warmup) => {
-      for (const one of i % 2 ? pair : [...pair].reverse()) await one(warmup);
-    }, PROXY_WARMUP);
+    await timeEach(
+      PROXY_N,
+      async (i, warmup) => {
+        for (const one of i % 2 ? pair : [...pair].reverse()) await one(warmup);
+      },
+      PROXY_WARMUP,
+    );
   } finally {
     direct.close();
     proxied.close();
   }
   const [sidecarCpu, bridgeCpu] = (await cpuOf([door.pid, bridge.pid])).since(cpu);
   const calls = PROXY_N + PROXY_WARMUP;
-  return { ...ms, paired: ms.proxied.map((p, i) => p - ms.direct[i]), cpuPerCall: sidecarCpu / calls, bridgeCpuPerCall: bridgeCpu / (2 * calls) };
+  return {
+    ...ms,
+    paired: ms.proxied.map((p, i) => p - ms.direct[i]),
+    cpuPerCall: sidecarCpu / calls,
+    bridgeCpuPerCall: bridgeCpu / (2 * calls),
+  };
 }
 
 /** K requesters, each dispatching and awaiting the outcome until SECONDS are up. */
@@ -180,11 +204,18 @@ async function throughput(robot, watch, pids) {
 
 /** A row holding one figure rather than timings. */
 const figure = (name, value, unit, extra = {}) => ({ name, n: extra.n ?? 1, value: round(value), unit, ...extra });
-const callList = (c) => Object.entries(c).filter(([, v]) => v > 0).map(([k, v]) => `${round(v)} ${k}`).join(', ');
+const callList = (c) =>
+  Object.entries(c)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${round(v)} ${k}`)
+    .join(', ');
 
 /** Exact store calls per Operation with a requester and a receiver in this process. */
 async function inProcessRows() {
-  const stores = [['embedded store', undefined], ...(process.env.SPARQL_ENDPOINT ? [['remote store (SPARQL_ENDPOINT)', process.env.SPARQL_ENDPOINT]] : [])];
+  const stores = [
+    ['embedded store', undefined],
+    ...(process.env.SPARQL_ENDPOINT ? [['remote store (SPARQL_ENDPOINT)', process.env.SPARQL_ENDPOINT]] : []),
+  ];
   const rows = [];
   for (const [label, url] of stores) {
     const store = await openBenchStore(url);
@@ -208,13 +239,30 @@ function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
     row('dispatch: request to receiver record', e2e.ms),
     row('  of which local API POST /operations', e2e.post, { note: 'discover, create, trigger' }),
     row('dispatch: POST + long-poll status', client, { note: `status re-read every ${LIMITS.operationPollMs} ms` }),
-    row(`dispatch under load, ${K} requesters`, load.ms, { value: load.perSecond, unit: 'ops/s', note: `${SECONDS} s, ${load.failed} failed` }),
-    figure('store requests per Operation', e2e.perOp.total, 'store requests/op', { n: N, note: `${round(e2e.perOp.query ?? 0)} queries, ${round(e2e.perOp.update ?? 0)} updates, both sidecars` }),
-    figure('CPU per Operation, all three processes', cpu[0] + cpu[1] + cpu[2], 'ms', { n: N, note: `door1 ${round(cpu[0])}, robot1 ${round(cpu[1])}, store ${round(cpu[2])}` }),
+    row(`dispatch under load, ${K} requesters`, load.ms, {
+      value: load.perSecond,
+      unit: 'ops/s',
+      note: `${SECONDS} s, ${load.failed} failed`,
+    }),
+    figure('store requests per Operation', e2e.perOp.total, 'store requests/op', {
+      n: N,
+      note: `${round(e2e.perOp.query ?? 0)} queries, ${round(e2e.perOp.update ?? 0)} updates, both sidecars`,
+    }),
+    figure('CPU per Operation, all three processes', cpu[0] + cpu[1] + cpu[2], 'ms', {
+      n: N,
+      note: `door1 ${round(cpu[0])}, robot1 ${round(cpu[1])}, store ${round(cpu[2])}`,
+    }),
     row('device call, direct (Unix socket)', proxy.direct),
     row('device call via sidecar proxy', proxy.proxied, { note: 'POST /workflows/open/execute' }),
-    figure('proxy overhead (median difference)', median(proxy.proxied) - median(proxy.direct), 'ms', { n: PROXY_N, aim: `< ${PROXY_AIM_MS} ms`, note: `paired p50 ${round(median(proxy.paired))} ms` }),
-    figure('sidecar CPU per proxied call', proxy.cpuPerCall, 'ms', { n: PROXY_N, note: `bridge: ${round(proxy.bridgeCpuPerCall)} ms per call` }),
+    figure('proxy overhead (median difference)', median(proxy.proxied) - median(proxy.direct), 'ms', {
+      n: PROXY_N,
+      aim: `< ${PROXY_AIM_MS} ms`,
+      note: `paired p50 ${round(median(proxy.paired))} ms`,
+    }),
+    figure('sidecar CPU per proxied call', proxy.cpuPerCall, 'ms', {
+      n: PROXY_N,
+      note: `bridge: ${round(proxy.bridgeCpuPerCall)} ms per call`,
+    }),
     ...inProcess,
     figure('RSS door1 sidecar, idle', idle[0], 'MB', { aim: idleAim }),
     figure('RSS robot1 sidecar, idle', idle[1], 'MB', { aim: idleAim }),
@@ -250,7 +298,10 @@ export async function run() {
   const load = loadavg()[0];
   let timer;
   try {
-    const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the sidecar benchmark took longer than ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS)));
+    const timeout = new Promise(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new Error(`the sidecar benchmark took longer than ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS)),
+    );
     const rows = await Promise.race([measure(kids, dir), timeout]);
     const meta = {
       store: '`store serve --memory` on loopback, debug log (counts the requests)',

@@ -40,10 +40,23 @@ async function groupGone(pgid, ms) {
 export async function runJest(name, dir, { env, budgetMs, logDir, progress, workers = 1 }) {
   const reportFile = join(logDir, `${name}-jest.json`);
   const log = join(logDir, `${name}.log`);
-  const args = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', JEST, dir, '--json', `--outputFile=${reportFile}`, `--maxWorkers=${workers}`];
+  const args = [
+    '--experimental-vm-modules',
+    '--no-warnings=ExperimentalWarning',
+    JEST,
+    dir,
+    '--json',
+    `--outputFile=${reportFile}`,
+    `--maxWorkers=${workers}`,
+  ];
   const started = Date.now();
   // Its own process group, so the deadline ends jest's workers and the processes tests spawned.
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = createWriteStream(log);
   child.stdout.pipe(out, { end: false });
   child.stderr.pipe(out, { end: false });
@@ -88,16 +101,29 @@ export function jestRows(report, stores) {
       failed: by('failed'),
       skipped: by('pending') + by('skipped') + by('todo'),
       seconds: Math.round((file.endTime - file.startTime) / 100) / 10,
-      status: file.status === 'passed' ? 'passed' : `FAILED${file.message ? `: ${file.message.split('\n').find((l) => l.trim()) ?? ''}` : ''}`,
+      status:
+        file.status === 'passed' ? 'passed' : `FAILED${file.message ? `: ${file.message.split('\n').find((l) => l.trim()) ?? ''}` : ''}`,
     };
   });
-  rows.push({ file: 'total', stores, passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + (report.numTodoTests ?? 0), status: report.success ? 'passed' : 'FAILED' });
+  rows.push({
+    file: 'total',
+    stores,
+    passed: report.numPassedTests,
+    failed: report.numFailedTests,
+    skipped: report.numPendingTests + (report.numTodoTests ?? 0),
+    status: report.success ? 'passed' : 'FAILED',
+  });
   return rows;
 }
 
 /** Sums FUZZ_REPORT's JSON lines `{file, property, runs, store}` per file and store, then in total. */
 export function fuzzRows(reportPath) {
-  const lines = existsSync(reportPath) ? readFileSync(reportPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const lines = existsSync(reportPath)
+    ? readFileSync(reportPath, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
   const groups = new Map();
   for (const l of lines) {
     const key = `${l.file}\u0000${l.store}`;

@@ -22,7 +22,8 @@ const dir = await mkdtemp(join(tmpdir(), 'semantic-demo-'));
 const children = [];
 const PLANT = 'https://example.org/plant#';
 const step = (n, text) => console.log(`\n\x1b[1m${n}. ${text}\x1b[0m`);
-const show = (value) => console.log(typeof value === 'string' ? `   ${value.trim().split('\n').join('\n   ')}` : `   ${JSON.stringify(value)}`);
+const show = (value) =>
+  console.log(typeof value === 'string' ? `   ${value.trim().split('\n').join('\n   ')}` : `   ${JSON.stringify(value)}`);
 
 /** Starts a long-running child; its stderr goes to <dir>/<name>.log; resolves with its first stdout line. */
 async function daemon(name, args, script = cli) {
@@ -66,7 +67,22 @@ function unixJson(socketPath, method, path, body) {
 
 async function sidecar(name, configFile, deviceSocket, store) {
   const localApi = join(dir, `${name}-local.sock`);
-  const args = ['start', '--config', configFile, '--store', store, '--port', '0', '--device-socket', deviceSocket, '--local-api-socket', localApi, '--heartbeat-interval', '1', '--activity-feed'];
+  const args = [
+    'start',
+    '--config',
+    configFile,
+    '--store',
+    store,
+    '--port',
+    '0',
+    '--device-socket',
+    deviceSocket,
+    '--local-api-socket',
+    localApi,
+    '--heartbeat-interval',
+    '1',
+    '--activity-feed',
+  ];
   const { child, first } = await daemon(name, args);
   return { child, ...JSON.parse(first), localApiSocket: localApi };
 }
@@ -87,19 +103,42 @@ async function main() {
   const robot = await sidecar('robot1', 'config/robot1.yaml', robotSock, storeUrl);
   show(`door1 sidecar: ${door.address}  (Service ${door.service})`);
   show(`robot1 sidecar: ${robot.address}`);
-  const watchdog = await daemon('watchdog', ['watchdog', '--store', storeUrl, '--staleness-threshold', '3', '--sweep-interval', '1', '--port', '0']);
+  const watchdog = await daemon('watchdog', [
+    'watchdog',
+    '--store',
+    storeUrl,
+    '--staleness-threshold',
+    '3',
+    '--sweep-interval',
+    '1',
+    '--port',
+    '0',
+  ]);
   show(`watchdog: ${JSON.parse(watchdog.first).address} (stale after 3 s, sweeps every second)`);
 
   step(3, 'Discovery: who can open a door?');
   show((await command(['discover', '--capability', 'plant:DoorOpeningCapability', '--store', storeUrl])).out);
 
   step(4, 'Dispatch: an OpenDoorOperation is created, door1 is triggered, pulls it, runs it on its device');
-  const dispatched = await command(['request', '--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--store', storeUrl, '--wait']);
+  const dispatched = await command([
+    'request',
+    '--capability',
+    'plant:DoorOpeningCapability',
+    '--operation-class',
+    'plant:OpenDoorOperation',
+    '--store',
+    storeUrl,
+    '--wait',
+  ]);
   show(dispatched.out);
 
   step(5, "Direct calls on door1's HTTP surface, proxied to its device");
   show(`GET /state/door -> ${await (await fetch(`${door.address}/state/door`)).text()}`);
-  const closed = await fetch(`${door.address}/workflows/close/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const closed = await fetch(`${door.address}/workflows/close/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   show(`POST /workflows/close/execute -> ${closed.status} ${await closed.text()}`);
 
   step(6, "Handover: robot1 puts a part onto conveyor1, in two steps through robot1's local API");
@@ -111,7 +150,11 @@ async function main() {
   await ogm.create({ iri: part, type: `${PLANT}Part` });
   await createPossession(ogm, { workpieceIri: part, possessorIri: `${PLANT}robot1` });
   await store.close();
-  const begun = await unixJson(robot.localApiSocket, 'POST', '/handovers', { mode: 'https://w3id.org/circularfactory/MES#PutAbility', workpiece: part, counterpart: `${PLANT}conveyor1` });
+  const begun = await unixJson(robot.localApiSocket, 'POST', '/handovers', {
+    mode: 'https://w3id.org/circularfactory/MES#PutAbility',
+    workpiece: part,
+    counterpart: `${PLANT}conveyor1`,
+  });
   show(`begin -> ${begun.status} ${JSON.stringify(begun.body)}`);
   const committed = await unixJson(robot.localApiSocket, 'POST', `/handovers/${begun.body.handover}/commit`);
   show(`commit -> ${committed.status} ${JSON.stringify(committed.body)}`);

@@ -39,14 +39,28 @@ async function load(budgetS) {
   const stores = process.env.SPARQL_ENDPOINT ? 2 : 1;
   const seconds = Math.max(10, Math.floor(budgetS / stores) - 60);
   const ops = envInt('SOAK_LOAD_OPS', 5000);
-  const result = await runLoad({ ops, seconds, receivers: envInt('SOAK_LOAD_RECEIVERS', 4), callers: envInt('SOAK_LOAD_CALLERS', 8), progress }, { write: false });
-  const figures = result.sections[0].rows.map((r) => (r.ops_s === undefined ? `${r.store}: ${r.audit}` : `${r.store}: ${r.ops_s} ops/s, p99 ${r.p99_ms} ms, errors ${r.errors}, audit ${r.audit}`));
-  return { ok: result.ok, figures: figures.join('; '), sections: result.sections.map((s) => ({ ...s, title: `load: ${s.title}`, meta: result.meta })) };
+  const result = await runLoad(
+    { ops, seconds, receivers: envInt('SOAK_LOAD_RECEIVERS', 4), callers: envInt('SOAK_LOAD_CALLERS', 8), progress },
+    { write: false },
+  );
+  const figures = result.sections[0].rows.map((r) =>
+    r.ops_s === undefined
+      ? `${r.store}: ${r.audit}`
+      : `${r.store}: ${r.ops_s} ops/s, p99 ${r.p99_ms} ms, errors ${r.errors}, audit ${r.audit}`,
+  );
+  return {
+    ok: result.ok,
+    figures: figures.join('; '),
+    sections: result.sections.map((s) => ({ ...s, title: `load: ${s.title}`, meta: result.meta })),
+  };
 }
 
 async function heartbeatScale(budgetS) {
   const steps = (process.env.SOAK_HB_STEPS ?? '100,1000,5000,10000,20000').split(',').map(Number);
-  const result = await runHeartbeatScale({ steps, seconds: envInt('SOAK_HB_SECONDS', 30), deadline: performance.now() + budgetS * 1000, progress }, { write: false });
+  const result = await runHeartbeatScale(
+    { steps, seconds: envInt('SOAK_HB_SECONDS', 30), deadline: performance.now() + budgetS * 1000, progress },
+    { write: false },
+  );
   const byStore = new Map();
   for (const r of result.sections[0].rows) {
     const seen = byStore.get(r.store) ?? [];
@@ -54,14 +68,19 @@ async function heartbeatScale(budgetS) {
     byStore.set(r.store, seen);
   }
   const figures = [...byStore].map(([store, v]) => `${store}: ${v.join(', ')}`).join('; ');
-  return { ok: result.ok, figures: result.ok ? figures : `${figures}; checks FAILED: ${result.problems.join('; ')}`, sections: [{ title: 'heartbeat-scale', meta: result.meta, rows: result.sections[0].rows }] };
+  return {
+    ok: result.ok,
+    figures: result.ok ? figures : `${figures}; checks FAILED: ${result.problems.join('; ')}`,
+    sections: [{ title: 'heartbeat-scale', meta: result.meta, rows: result.sections[0].rows }],
+  };
 }
 
 async function jestPart(name, dir, env, budgetS, logDir) {
   if (!existsSync(join(ROOT, dir))) return { ok: true, status: `skipped (${dir} not present)`, figures: '', sections: [] };
   const workers = envInt('SOAK_JEST_WORKERS', 1);
   const ran = await runJest(name, dir, { env, budgetMs: budgetS * 1000, logDir, progress, workers });
-  if (ran.timedOut) return { ok: false, status: `timed out after ${Math.round(ran.seconds)} s (log: ${ran.log})`, figures: '', sections: [] };
+  if (ran.timedOut)
+    return { ok: false, status: `timed out after ${Math.round(ran.seconds)} s (log: ${ran.log})`, figures: '', sections: [] };
   if (!ran.report) return { ok: false, status: `jest exited ${ran.code} without a report (log: ${ran.log})`, figures: '', sections: [] };
   const rows = jestRows(ran.report, jestStores());
   const ok = ran.report.success;
@@ -71,7 +90,10 @@ async function jestPart(name, dir, env, budgetS, logDir) {
 async function faults(budgetS, logDir) {
   const env = { SOAK: '1', ...(process.env.SOAK_FAULT_ROUNDS && { FAULT_ROUNDS: process.env.SOAK_FAULT_ROUNDS }) };
   const part = await jestPart('faults', 'test/faults', env, budgetS, logDir);
-  return { ...part, sections: part.rows ? [{ title: 'faults', meta: { rounds: env.FAULT_ROUNDS ?? 'the tests\' SOAK=1 default' }, rows: part.rows }] : [] };
+  return {
+    ...part,
+    sections: part.rows ? [{ title: 'faults', meta: { rounds: env.FAULT_ROUNDS ?? "the tests' SOAK=1 default" }, rows: part.rows }] : [],
+  };
 }
 
 async function fuzz(budgetS, logDir) {
@@ -81,17 +103,29 @@ async function fuzz(budgetS, logDir) {
   if (!part.rows) return part;
   const cases = fuzzRows(report);
   const figures = `${cases.total.cases.toLocaleString('en')} cases in ${cases.total.properties} properties; ${part.figures}`;
-  return { ...part, figures, sections: [{ title: 'fuzz: cases run', meta: { FUZZ_RUNS: runs }, rows: cases.rows }, { title: 'fuzz: tests', rows: part.rows }] };
+  return {
+    ...part,
+    figures,
+    sections: [
+      { title: 'fuzz: cases run', meta: { FUZZ_RUNS: runs }, rows: cases.rows },
+      { title: 'fuzz: tests', rows: part.rows },
+    ],
+  };
 }
 
 const PARTS = { load, 'heartbeat-scale': heartbeatScale, faults, fuzz };
 
 /** Runs the parts in order, each with its share of the time left. */
 async function main() {
-  const chosen = (process.env.SOAK_PARTS ?? Object.keys(PARTS).join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+  const chosen = (process.env.SOAK_PARTS ?? Object.keys(PARTS).join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const p of chosen) if (!PARTS[p]) throw new Error(`SOAK_PARTS names "${p}"; known: ${Object.keys(PARTS).join(', ')}`);
   const logDir = await mkdtemp(join(tmpdir(), 'soak-'));
-  progress(`budget ${BUDGET_S / 60} min; parts: ${chosen.join(', ')}; stores: embedded${process.env.SPARQL_ENDPOINT ? ` + ${process.env.SPARQL_ENDPOINT}` : ' (no SPARQL_ENDPOINT: Virtuoso parts skipped)'}`);
+  progress(
+    `budget ${BUDGET_S / 60} min; parts: ${chosen.join(', ')}; stores: embedded${process.env.SPARQL_ENDPOINT ? ` + ${process.env.SPARQL_ENDPOINT}` : ' (no SPARQL_ENDPOINT: Virtuoso parts skipped)'}`,
+  );
   const summary = [];
   const sections = [];
   for (const [i, name] of chosen.entries()) {

@@ -47,7 +47,8 @@ const KINDS = {
     workflows: {
       move: (s, args) => {
         const distance = args.distance ?? 1;
-        if (typeof distance !== 'number' || !Number.isFinite(distance)) throw new BadRequest(`distance must be a number, got ${JSON.stringify(distance)}`);
+        if (typeof distance !== 'number' || !Number.isFinite(distance))
+          throw new BadRequest(`distance must be a number, got ${JSON.stringify(distance)}`);
         s.position += distance;
         return { belt: { position: s.position } };
       },

@@ -14,6 +14,10 @@ export function expandIri(value: string, flag: string): string {
   const text = value.trim();
   const expanded = expandCurie(text);
   if ('iri' in expanded) return expanded.iri;
-  const known = Object.keys(CURIE_PREFIXES).map((p) => `${p}:`).join(', ');
-  throw new UsageError(`${flag} ${JSON.stringify(text)} ${expanded.problem} (expected an absolute IRI or a CURIE with one of the prefixes ${known})`);
+  const known = Object.keys(CURIE_PREFIXES)
+    .map((p) => `${p}:`)
+    .join(', ');
+  throw new UsageError(
+    `${flag} ${JSON.stringify(text)} ${expanded.problem} (expected an absolute IRI or a CURIE with one of the prefixes ${known})`,
+  );
 }

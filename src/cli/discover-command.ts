@@ -63,8 +63,12 @@ export async function runDiscover(options: DiscoverOptions, io: CliIo, now: Date
   if (options.json) io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
   else if (found.length > 0) io.stdout.write(receiverTable(found));
   if (found.length === 0) {
-    const hint = declared ? '' : ' (the class is not declared in the ontology of this store: check the IRI, or run `semantic-sidecar ontology load`)';
-    throw new CommandFailure(`no reachable Service realizes a Capability of class ${compactIri(capabilityClass)}${hint} in graph <${graph}>`);
+    const hint = declared
+      ? ''
+      : ' (the class is not declared in the ontology of this store: check the IRI, or run `semantic-sidecar ontology load`)';
+    throw new CommandFailure(
+      `no reachable Service realizes a Capability of class ${compactIri(capabilityClass)}${hint} in graph <${graph}>`,
+    );
   }
   return found;
 }
@@ -110,7 +114,11 @@ export function registerDiscoverCommand(program: Command, io: CliIo): void {
     .requiredOption('--capability <class>', 'Capability class: an IRI or a CURIE (cfc:, svc:, mes:, plant:)')
     .addOption(storeOption())
     .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)
-    .option('--fresh-within <seconds>', 'a heartbeat at most this old counts as fresh (others are marked stale)', String(DEFAULT_FRESH_WITHIN_SECONDS))
+    .option(
+      '--fresh-within <seconds>',
+      'a heartbeat at most this old counts as fresh (others are marked stale)',
+      String(DEFAULT_FRESH_WITHIN_SECONDS),
+    )
     .option('--limit <n>', 'list at most this many receivers', '100')
     .option('--json', 'print a JSON array instead of a table')
     .addHelpText('after', HELP)

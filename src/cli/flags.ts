@@ -39,7 +39,8 @@ export async function openStoreFromFlag(location: string, env: NodeJS.ProcessEnv
     return await openStore(spec);
   } catch (error) {
     if (spec.kind === 'embedded' && error instanceof StoreError && /\bis in use by\b/u.test(error.message)) {
-      const hint = ' If `semantic-sidecar store serve` serves it, pass its endpoint instead (by default --store http://127.0.0.1:7878/sparql).';
+      const hint =
+        ' If `semantic-sidecar store serve` serves it, pass its endpoint instead (by default --store http://127.0.0.1:7878/sparql).';
       throw new StoreError(error.message + hint, error.endpoint, error.httpStatus, { cause: error });
     }
     throw error;

@@ -42,7 +42,10 @@ const value = (row: Bindings, name: string): string | undefined => row[name]?.va
  * Service carrying `svc:address`. The class is the only bound input, so the walk starts there;
  * the freshest heartbeats come first and at most `limit` rows are read.
  */
-export async function findReceivers(store: TripleStore, options: { graph: string; classes: readonly NamedNodeTerm[]; limit: number }): Promise<Receiver[]> {
+export async function findReceivers(
+  store: TripleStore,
+  options: { graph: string; classes: readonly NamedNodeTerm[]; limit: number },
+): Promise<Receiver[]> {
   const where = sparql`?cap ${T.type} ?cls . FILTER(?cls IN ${options.classes})
     ?cap ${T.realizedByWorkflow} ?wf .
     ?wf ${T.isWorkflowOf} ?svc .
@@ -57,7 +60,9 @@ export async function findReceivers(store: TripleStore, options: { graph: string
     if (!capability || !capabilityClass || !workflow || !service || !address) return [];
     const resource = value(row, 'res');
     const lastHeartbeat = value(row, 'hb');
-    return [{ capability, capabilityClass, workflow, service, address, ...(resource && { resource }), ...(lastHeartbeat && { lastHeartbeat }) }];
+    return [
+      { capability, capabilityClass, workflow, service, address, ...(resource && { resource }), ...(lastHeartbeat && { lastHeartbeat }) },
+    ];
   });
 }
 
@@ -89,7 +94,11 @@ export async function servicesOf(store: TripleStore, graph: string, resource: st
     state.address ??= value(row, 'addr');
     state.lastHeartbeat ??= value(row, 'hb');
   }
-  return [...byService.values()].map(({ address, lastHeartbeat, ...rest }) => ({ ...rest, ...(address && { address }), ...(lastHeartbeat && { lastHeartbeat }) }));
+  return [...byService.values()].map(({ address, lastHeartbeat, ...rest }) => ({
+    ...rest,
+    ...(address && { address }),
+    ...(lastHeartbeat && { lastHeartbeat }),
+  }));
 }
 
 /** One Capability of a resource as `status` shows it. */
@@ -107,7 +116,9 @@ export async function capabilitiesOf(store: TripleStore, graph: string, resource
     { ?cap ${T.type} ?cls . FILTER(?cls != ${T.NamedIndividual}) BIND("class" AS ?kind) }
     UNION { ?cap ${T.realizedByWorkflow} ?part . BIND("workflow" AS ?kind) }
     UNION { ?cap ${T.providedByStateProperty} ?part . BIND("state" AS ?kind) }`;
-  const rows = await store.select(sparql`SELECT ?cap ?kind ?cls ?part WHERE { ${graphFragment(graph, where)} } ORDER BY ?cap ?cls ?part`.text);
+  const rows = await store.select(
+    sparql`SELECT ?cap ?kind ?cls ?part WHERE { ${graphFragment(graph, where)} } ORDER BY ?cap ?cls ?part`.text,
+  );
   const byCapability = new Map<string, CapabilityState>();
   for (const row of rows) {
     const capability = value(row, 'cap');

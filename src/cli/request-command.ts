@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { ValueError } from '../errors.js';
-import { tokenProblem } from '../middleware/http/bearer-auth.js';
+import { tokenProblem } from '../middleware/surface/bearer-auth.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
-import type { OperationSnapshot } from '../middleware/operation-watch.js';
+import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { OGM } from '../ogm/index.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
@@ -50,7 +50,8 @@ function parseData(text: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--data is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError('--data must be a JSON object of svc: data fields');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new UsageError('--data must be a JSON object of svc: data fields');
   return data as Record<string, unknown>;
 }
 
@@ -98,7 +99,8 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
     if (!flags.wait) return;
     const result = await mw.waitForOperation(operation, { timeoutMs });
     io.stdout.write(`${JSON.stringify(outcome(result), null, 2)}\n`);
-    if (result.status !== 'done') throw new CommandFailure(`Operation <${operation}> ${result.status}: ${result.result ?? 'no reason recorded'}`);
+    if (result.status !== 'done')
+      throw new CommandFailure(`Operation <${operation}> ${result.status}: ${result.result ?? 'no reason recorded'}`);
   } catch (error) {
     if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
     throw error;

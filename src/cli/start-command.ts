@@ -105,11 +105,15 @@ export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal):
     return undefined;
   });
   if (sidecar === undefined) return;
-  io.stdout.write(`${JSON.stringify({ service: sidecar.middleware.serviceIri, address: sidecar.middleware.address, localApi: sidecar.localApi?.url })}\n`);
+  io.stdout.write(
+    `${JSON.stringify({ service: sidecar.middleware.serviceIri, address: sidecar.middleware.address, localApi: sidecar.localApi?.url })}\n`,
+  );
   await untilAborted(stop);
   logger.info({ reason: String(stop.reason) }, 'shutting down');
   const deadline = config.shutdownGraceMs + 5_000;
-  const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`shutdown took longer than ${deadline} ms`)), deadline).unref());
+  const timer = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`shutdown took longer than ${deadline} ms`)), deadline).unref(),
+  );
   await Promise.race([sidecar.stop(), timer]);
   logger.info('stopped');
   logger.flush();

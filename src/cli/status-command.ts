@@ -64,7 +64,9 @@ export async function runStatus(options: StatusOptions, io: CliIo, now: Date = n
   }
   if (status.services.length === 0 && status.capabilities.length === 0) {
     if (options.json) io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-    throw new CommandFailure(`nothing is registered for resource ${compactIri(resource)} in graph <${graph}>: no Service (svc:isServiceOf) and no Capability (cfc:hasCapability)`);
+    throw new CommandFailure(
+      `nothing is registered for resource ${compactIri(resource)} in graph <${graph}>: no Service (svc:isServiceOf) and no Capability (cfc:hasCapability)`,
+    );
   }
   io.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : statusText(status));
   return status;
@@ -81,7 +83,13 @@ async function readStatus(store: TripleStore, graph: string, resource: string, n
     const iris = (await findResourceOperations(ogm, resource, [status])).sort();
     return { count: iris.length, first: iris.slice(0, STATUS_FIRST_OPERATIONS) };
   };
-  return { resource, graph, services, capabilities, operations: { queued: await count(OperationStatus.QUEUED), running: await count(OperationStatus.RUNNING) } };
+  return {
+    resource,
+    graph,
+    services,
+    capabilities,
+    operations: { queued: await count(OperationStatus.QUEUED), running: await count(OperationStatus.RUNNING) },
+  };
 }
 
 function statusText(status: ResourceStatus): string {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
-import { isLoopbackHost } from '../middleware/http/security-options.js';
+import { isLoopbackHost } from '../middleware/surface/security-options.js';
 import { provisionOntology } from '../ontology/provision.js';
 import { serveSparql, type SparqlServer } from '../store/sparql-server.js';
 import { UsageError } from './exit-codes.js';
@@ -76,7 +76,8 @@ function listenOptions(options: StoreServeOptions): { host: string; port: number
     throw new UsageError('store serve needs exactly one of --data-dir <dir> (durable) or --memory (ephemeral)');
   }
   const host = options.host.trim();
-  if (host !== 'localhost' && isIP(host) === 0) throw new UsageError(`--host must be an IP address or localhost, got ${JSON.stringify(options.host)}`);
+  if (host !== 'localhost' && isIP(host) === 0)
+    throw new UsageError(`--host must be an IP address or localhost, got ${JSON.stringify(options.host)}`);
   const port = integerFlag(options.port, '--port', 0, 65_535);
   return { host, port, ...(options.socket === undefined ? {} : { socketPath: options.socket }) };
 }
@@ -86,11 +87,14 @@ async function readToken(file: string): Promise<string> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`--token-file ${JSON.stringify(file)} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { cause: error });
+    throw new UsageError(`--token-file ${JSON.stringify(file)} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
+      cause: error,
+    });
   }
   // Secret files usually end with a newline that is not part of the token.
   const token = (text.split(/\r?\n/u)[0] ?? '').trim();
-  if (token.length < 8) throw new UsageError(`--token-file ${JSON.stringify(file)}: the token (its first line) must hold at least 8 characters`);
+  if (token.length < 8)
+    throw new UsageError(`--token-file ${JSON.stringify(file)}: the token (its first line) must hold at least 8 characters`);
   return token;
 }
 
@@ -106,7 +110,9 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
     .option('--port <port>', 'TCP port (0 picks a free one)', String(STORE_SERVE_PORT))
     .option('--socket <path>', 'listen on this Unix socket instead of TCP')
     .option('--provision', 'load the bundled ontology modules first (unchanged ones are skipped)')
-    .addOption(new Option('--token-file <file>', 'require the token in this file (its first line) from every client').env('SM_STORE_TOKEN_FILE'))
+    .addOption(
+      new Option('--token-file <file>', 'require the token in this file (its first line) from every client').env('SM_STORE_TOKEN_FILE'),
+    )
     .addOption(logLevelOption())
     .addHelpText('after', HELP)
     .action((options: StoreServeOptions) => untilShutdown((signal) => runStoreServe(options, io, signal)));

@@ -51,7 +51,12 @@ async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv): Promise
     'log.level': flags.logLevel,
   };
   try {
-    return await loadSidecarConfig({ ...(flags.config !== undefined && { file: flags.config }), env, flags: settings, purpose: 'watchdog' });
+    return await loadSidecarConfig({
+      ...(flags.config !== undefined && { file: flags.config }),
+      env,
+      flags: settings,
+      purpose: 'watchdog',
+    });
   } catch (error) {
     if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
     throw error;

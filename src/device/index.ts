@@ -21,4 +21,10 @@ export {
   type WorkflowDeclaration,
 } from './proxy.js';
 export { assertDevicePath, parseDeviceTarget, resolveTarget, type ResolvedTarget } from './target.js';
-export { openDeviceTransport, type DeviceRequest, type DeviceTarget, type DeviceTransport, type DeviceTransportOptions } from './transport.js';
+export {
+  openDeviceTransport,
+  type DeviceRequest,
+  type DeviceTarget,
+  type DeviceTransport,
+  type DeviceTransportOptions,
+} from './transport.js';

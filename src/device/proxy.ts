@@ -104,7 +104,10 @@ export function stateProxy(transport: DeviceTransport, decl: StateDeclaration): 
  * const run = operationRunner(device, workflows);
  * await run({ operationIri, workflowName: 'open', data: { speed: 2 } });
  */
-export function operationRunner(transport: DeviceTransport, workflows: readonly WorkflowDeclaration[]): (claimed: ClaimedForDevice) => Promise<unknown> {
+export function operationRunner(
+  transport: DeviceTransport,
+  workflows: readonly WorkflowDeclaration[],
+): (claimed: ClaimedForDevice) => Promise<unknown> {
   const routes = new Map<string, { path: string; timeoutMs: number }>();
   for (const decl of workflows) {
     const route = checked(decl, 'workflow');

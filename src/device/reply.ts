@@ -92,7 +92,11 @@ function answerError(status: number, body: LimitedBody, call: DeviceCall, where:
  * @throws DeviceAnswerError for a non-2xx status; DeviceReplyError when a 2xx body is larger than
  * `maxBytes` or is not JSON (whatever its content type says: only the bytes are judged).
  */
-export async function readReply(response: DeviceResponse, call: DeviceCall, maxBytes: number = LIMITS.deviceReplyMaxBytes): Promise<unknown> {
+export async function readReply(
+  response: DeviceResponse,
+  call: DeviceCall,
+  maxBytes: number = LIMITS.deviceReplyMaxBytes,
+): Promise<unknown> {
   const where = `${call.method} ${call.path} on device ${call.target}`;
   const declared = Number(response.headers['content-length'] ?? 0);
   const body = await readLimited(response.body, Number.isFinite(declared) ? declared : 0, maxBytes);

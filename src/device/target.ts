@@ -60,7 +60,9 @@ function resolveSocket(raw: unknown): ResolvedTarget {
     throw new ValueError(`device socketPath ${shown(raw)} is not a file path (expected e.g. "/run/door-bridge.sock")`);
   }
   if (Buffer.byteLength(raw) > MAX_SOCKET_PATH_BYTES) {
-    throw new ValueError(`device socketPath ${preview(raw)} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, the most a Unix socket address holds; use a shorter path`);
+    throw new ValueError(
+      `device socketPath ${preview(raw)} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, the most a Unix socket address holds; use a shorter path`,
+    );
   }
   return { origin: 'http://localhost', basePath: '', socketPath: raw, description: `unix:${raw}` };
 }

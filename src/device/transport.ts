@@ -129,7 +129,11 @@ class AgentTransport implements DeviceTransport {
     const started = performance.now();
     try {
       const response = await this.exchange(req.method, this.target.basePath + path, body, flight);
-      const value = await readReply({ statusCode: response.statusCode ?? 0, headers: response.headers, body: response }, call, this.maxReplyBytes);
+      const value = await readReply(
+        { statusCode: response.statusCode ?? 0, headers: response.headers, body: response },
+        call,
+        this.maxReplyBytes,
+      );
       this.logDone(call, response.statusCode ?? 0, started);
       return value;
     } catch (err) {
@@ -147,7 +151,9 @@ class AgentTransport implements DeviceTransport {
     if (this.closed) return;
     this.closed = true;
     for (const flight of this.inFlight) {
-      flight.abandoned = new RuntimeError(`device transport ${this.description} was closed while a call was waiting for the device; the call was abandoned`);
+      flight.abandoned = new RuntimeError(
+        `device transport ${this.description} was closed while a call was waiting for the device; the call was abandoned`,
+      );
       flight.request?.destroy();
     }
     this.agent.destroy();
@@ -182,7 +188,8 @@ function jsonBody(value: unknown, call: DeviceCall): string {
   } catch (err) {
     throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON: ${(err as Error).message}`);
   }
-  if (text === undefined) throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON (got ${typeof value})`);
+  if (text === undefined)
+    throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON (got ${typeof value})`);
   return text;
 }
 

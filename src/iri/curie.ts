@@ -8,7 +8,9 @@ import { iriProblem } from './validate.js';
  */
 export const CURIE_PREFIXES: Readonly<Record<string, string>> = Object.freeze({ ...PREFIXES, plant: PLANT.iri });
 
-const PREFIX_LIST = Object.keys(CURIE_PREFIXES).map((p) => `${p}:`).join(', ');
+const PREFIX_LIST = Object.keys(CURIE_PREFIXES)
+  .map((p) => `${p}:`)
+  .join(', ');
 const CURIE = /^([A-Za-z][A-Za-z0-9_.-]*):(.*)$/su;
 const LOCAL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.~-]*$/u;
 // Local names written back as CURIEs: plain enough to read and to paste into a flag again.
@@ -25,8 +27,10 @@ export function expandCurie(value: string): { iri: string } | { problem: string 
   const m = CURIE.exec(value);
   if (m && !m[2]!.startsWith('//') && m[1]!.toLowerCase() !== 'urn') {
     const namespace = CURIE_PREFIXES[m[1]!];
-    if (namespace === undefined) return { problem: `unknown prefix ${JSON.stringify(`${m[1]}:`)} (expected an IRI or one of ${PREFIX_LIST})` };
-    if (!LOCAL_NAME.test(m[2]!)) return { problem: `the local name after "${m[1]}:" may hold only A-Z a-z 0-9 _ . ~ - (expected e.g. "${m[1]}:Service")` };
+    if (namespace === undefined)
+      return { problem: `unknown prefix ${JSON.stringify(`${m[1]}:`)} (expected an IRI or one of ${PREFIX_LIST})` };
+    if (!LOCAL_NAME.test(m[2]!))
+      return { problem: `the local name after "${m[1]}:" may hold only A-Z a-z 0-9 _ . ~ - (expected e.g. "${m[1]}:Service")` };
     iri = namespace + m[2]!;
   }
   const problem = iriProblem(iri);

@@ -60,4 +60,3 @@ export function mintOperationIri(operationClass: string): string {
 export function mintPossessionStateIri(workpieceIri: string): string {
   return mintedIri(`${assertIri(workpieceIri, 'workpieceIri')}_possession_${freshSuffix()}`, 'possession state IRI');
 }
-

@@ -58,7 +58,8 @@ function authorityProblem(authority: string): string | undefined {
   let host = hostPort;
   let port = '';
   if (bracket) {
-    if (!isIPv6(bracket[1]!) && !/^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/u.test(bracket[1]!)) return `its host [${bracket[1]}] is not an IPv6 address`;
+    if (!isIPv6(bracket[1]!) && !/^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/u.test(bracket[1]!))
+      return `its host [${bracket[1]}] is not an IPv6 address`;
     host = '';
     port = bracket[2]!.startsWith(':') ? bracket[2]!.slice(1) : bracket[2]!;
     if (bracket[2] !== '' && !bracket[2]!.startsWith(':')) return `its authority has ${JSON.stringify(bracket[2])} after the IP literal`;
@@ -89,5 +90,9 @@ export function iriSyntaxProblem(rest: string): string | undefined {
     const problem = authorityProblem(authority);
     if (problem !== undefined) return problem;
   }
-  return check(path, 'path') ?? (query === undefined ? undefined : check(query, 'query')) ?? (fragment === undefined ? undefined : check(fragment, 'fragment'));
+  return (
+    check(path, 'path') ??
+    (query === undefined ? undefined : check(query, 'query')) ??
+    (fragment === undefined ? undefined : check(fragment, 'fragment'))
+  );
 }

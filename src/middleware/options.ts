@@ -1,6 +1,6 @@
 import type { Logger } from '../lib/logger.js';
 import type { OGM } from '../ogm/ogm.js';
-import type { Mode, SyncDirection } from './mode.js';
+import type { Mode, SyncDirection } from './runtime/mode.js';
 
 /**
  * The fetch scope of a claimed Operation: which property chains `ogm.fetch` follows when the
@@ -20,7 +20,10 @@ export type EnsureTransport = (host: string, port: number) => void | Promise<voi
  * The subset of WHATWG `fetch` the middleware uses (trigger delivery, and the liveness probe of
  * twin instances at start-up, a GET without a body); inject one to route or observe requests.
  */
-export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }) => Promise<{
+export type FetchFunction = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<{
   ok: boolean;
   status: number;
   text(): Promise<string>;

@@ -4,8 +4,8 @@ import { assertIri, preview } from '../iri/validate.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import { OGM } from '../ogm/ogm.js';
-import { checkHttpToken, checkOutgoingTokens, checkTls } from './http/security-options.js';
-import { Mode, MODES, SYNC_DIRECTIONS, SyncDirection } from './mode.js';
+import { checkHttpToken, checkOutgoingTokens, checkTls } from './surface/security-options.js';
+import { Mode, MODES, SYNC_DIRECTIONS, SyncDirection } from './runtime/mode.js';
 import type { ClassScope, EnsureTransport, FetchFunction, ResolvedOptions, SemanticMiddlewareOptions } from './options.js';
 
 /**
@@ -28,7 +28,8 @@ function checkMode(mode: unknown): typeof Mode.RESOURCE | typeof Mode.WATCHDOG {
   if (!(MODES as readonly unknown[]).includes(value)) {
     throw new ValueError(`mode ${preview(value)} is not a mode: expected one of ${MODES.map((m) => `'${m}'`).join(', ')}`);
   }
-  if (value === Mode.SERVER) throw new RuntimeError(`mode 'server' is reserved by the spec and not implemented: use 'resource' or 'watchdog'`);
+  if (value === Mode.SERVER)
+    throw new RuntimeError(`mode 'server' is reserved by the spec and not implemented: use 'resource' or 'watchdog'`);
   return value as typeof Mode.RESOURCE | typeof Mode.WATCHDOG;
 }
 
@@ -43,7 +44,8 @@ function checkRequired(options: SemanticMiddlewareOptions, mode: string): void {
 
 function seconds(value: unknown, what: string, fallback: number): number {
   const v = value === undefined ? fallback : value;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new ValueError(`${what} must be a number of seconds > 0, got ${preview(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    throw new ValueError(`${what} must be a number of seconds > 0, got ${preview(v)}`);
   return v;
 }
 
@@ -69,7 +71,8 @@ function checkPort(value: unknown): number {
 
 function checkHost(value: unknown): string {
   const host = value ?? DEFAULTS.host;
-  if (typeof host !== 'string' || host.trim() === '' || /[\s/]/u.test(host)) throw new ValueError(`host must be a host name or IP address, got ${preview(host)}`);
+  if (typeof host !== 'string' || host.trim() === '' || /[\s/]/u.test(host))
+    throw new ValueError(`host must be a host name or IP address, got ${preview(host)}`);
   return host;
 }
 
@@ -80,7 +83,8 @@ function checkScope(value: unknown): ClassScope | undefined {
     throw new ValueError(`classScope must be an object { follow: [[propertyIri, ...], ...] }, got ${preview(value)}`);
   }
   for (const chain of follow ?? []) {
-    if (!Array.isArray(chain) || chain.length === 0) throw new ValueError(`classScope.follow holds ${preview(chain)}, expected a non-empty array of property IRIs`);
+    if (!Array.isArray(chain) || chain.length === 0)
+      throw new ValueError(`classScope.follow holds ${preview(chain)}, expected a non-empty array of property IRIs`);
     chain.forEach((p: unknown) => assertIri(p, 'classScope.follow property'));
   }
   return value as ClassScope;
@@ -88,7 +92,8 @@ function checkScope(value: unknown): ClassScope | undefined {
 
 function checkCapacity(value: unknown): number {
   const v = value ?? DEFAULTS.activityCapacity;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new ValueError(`activityCapacity must be an integer >= 1, got ${preview(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)
+    throw new ValueError(`activityCapacity must be an integer >= 1, got ${preview(v)}`);
   return v;
 }
 
@@ -117,7 +122,8 @@ function checkLogger(value: unknown): Logger {
 
 function checkGrace(value: unknown): number {
   const v = value ?? LIMITS.shutdownGraceMs;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ValueError(`shutdownGraceMs must be a number of milliseconds >= 0, got ${preview(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new ValueError(`shutdownGraceMs must be a number of milliseconds >= 0, got ${preview(v)}`);
   return v;
 }
 
@@ -141,7 +147,8 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     port: checkPort(options.port),
     address: options.address == null ? undefined : normalizeHttpAddress(options.address),
     namedGraph: options.namedGraph == null ? undefined : assertIri(options.namedGraph, 'namedGraph'),
-    heartbeatInterval: options.heartbeatInterval === null ? null : seconds(options.heartbeatInterval, 'heartbeatInterval', DEFAULTS.heartbeatInterval),
+    heartbeatInterval:
+      options.heartbeatInterval === null ? null : seconds(options.heartbeatInterval, 'heartbeatInterval', DEFAULTS.heartbeatInterval),
     stalenessThreshold: seconds(options.stalenessThreshold, 'stalenessThreshold', DEFAULTS.stalenessThreshold),
     sweepInterval: seconds(options.sweepInterval, 'sweepInterval', DEFAULTS.sweepInterval),
     classScope: checkScope(options.classScope),

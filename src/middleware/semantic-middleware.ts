@@ -1,22 +1,22 @@
 import type { Server } from 'node:http';
 import type express from 'express';
-import type { ActivityFeed } from './activity-feed.js';
-import { CallbackWorker, type OperationCallback } from './callback-worker.js';
-import { claimNext, type ClaimBody } from './claim.js';
+import type { ActivityFeed } from './runtime/activity-feed.js';
+import { CallbackWorker, type OperationCallback } from './runtime/callback-worker.js';
+import { claimNext, type ClaimBody } from './operations/claim.js';
 import { APP_TITLE } from './constants.js';
-import { MiddlewareContext, type Phase } from './context.js';
-import { handover, type HandoverBody, type HandoverOptions } from './handover.js';
-import { createApp } from './http/app.js';
-import type { HttpSurface, StateGetter, WorkflowHandler } from './http/surface.js';
-import { withWorkflowFastLane } from './http/workflow-fast-lane.js';
-import { buildSurface } from './http-surface.js';
-import { Lifecycle } from './lifecycle.js';
-import { emitHeartbeat, sweep } from './liveness.js';
-import type { Mode } from './mode.js';
-import { readOperation, waitForOperation, type OperationSnapshot } from './operation-watch.js';
+import { MiddlewareContext, type Phase } from './runtime/context.js';
+import { handover, type HandoverBody, type HandoverOptions } from './operations/handover.js';
+import { createApp } from './surface/app.js';
+import type { HttpSurface, StateGetter, WorkflowHandler } from './surface/contract.js';
+import { withWorkflowFastLane } from './surface/workflow-fast-lane.js';
+import { buildSurface } from './surface/middleware-surface.js';
+import { Lifecycle } from './runtime/lifecycle.js';
+import { emitHeartbeat, sweep } from './runtime/liveness.js';
+import type { Mode } from './runtime/mode.js';
+import { readOperation, waitForOperation, type OperationSnapshot } from './operations/operation-watch.js';
 import type { ClassScope, SemanticMiddlewareOptions } from './options.js';
-import { assertRegistrationOpen, type StateOptions, type WorkflowOptions } from './registry.js';
-import { request, type RequestBody, type RequestOptions } from './request.js';
+import { assertRegistrationOpen, type StateOptions, type WorkflowOptions } from './runtime/registry.js';
+import { request, type RequestBody, type RequestOptions } from './operations/request.js';
 import { resolveOptions } from './resolve-options.js';
 
 /**

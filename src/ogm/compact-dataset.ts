@@ -64,7 +64,11 @@ export class CompactDataset implements DatasetCore {
     const keep = (q: Quad) => !q.graph.equals(quad.graph);
     const before = this.spo.get(s)?.get(p)?.get(o);
     if (!before || before.every(keep)) return this;
-    for (const [index, a, b, c] of [[this.spo, s, p, o], [this.pos, p, o, s], [this.osp, o, s, p]] as const) {
+    for (const [index, a, b, c] of [
+      [this.spo, s, p, o],
+      [this.pos, p, o, s],
+      [this.osp, o, s, p],
+    ] as const) {
       const level3 = index.get(a)?.get(b);
       level3?.set(c, (level3.get(c) ?? []).filter(keep));
     }

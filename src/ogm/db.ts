@@ -65,18 +65,29 @@ export class OgmDb {
    * `store serve` and the embedded store) is asked afterwards whether the guard is gone, which
    * also holds when it was gone before: then this says true, although nothing was deleted.
    */
-  async tripleDeleteIf(triples: readonly { subject: string; predicate: string; object: Term }[], guard: { subject: string; predicate: string; object: Term }, graph = this.defaultGraph): Promise<boolean> {
+  async tripleDeleteIf(
+    triples: readonly { subject: string; predicate: string; object: Term }[],
+    guard: { subject: string; predicate: string; object: Term },
+    graph = this.defaultGraph,
+  ): Promise<boolean> {
     const g = assertIri(graph, 'graph');
-    const rows = triples.map((t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term]);
+    const rows = triples.map(
+      (t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term],
+    );
     const held: [string, string, Term] = [assertIri(guard.subject, 'subject'), assertIri(guard.predicate, 'predicate'), guard.object];
     const pattern = triplePattern(g, held);
-    return this.store.conditionalUpdate(guardedDeleteUpdate(g, rows, held), { before: `ASK ${pattern}`, after: `ASK { FILTER NOT EXISTS ${pattern} }` });
+    return this.store.conditionalUpdate(guardedDeleteUpdate(g, rows, held), {
+      before: `ASK ${pattern}`,
+      after: `ASK { FILTER NOT EXISTS ${pattern} }`,
+    });
   }
 
   /** Deletes the given triples in one `DELETE DATA`; triples that are absent are ignored. */
   async tripleDelete(triples: readonly { subject: string; predicate: string; object: Term }[], graph = this.defaultGraph): Promise<void> {
     if (triples.length === 0) return;
-    const rows = triples.map((t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term]);
+    const rows = triples.map(
+      (t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term],
+    );
     await this.store.update(deleteUpdate(assertIri(graph, 'graph'), rows));
   }
 }

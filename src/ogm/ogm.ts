@@ -8,7 +8,18 @@ import { OgmDb } from './db.js';
 import { WriteShapes } from './shapes.js';
 import { loadTbox, type Tbox } from './tbox.js';
 import { TypeCache } from './type-cache.js';
-import { appliedAsk, commitMatchingUpdate, commitUpdate, createUpdate, describeQuery, followQuery, guardAsk, guardPatterns, oneOfPatterns, typesQuery } from './updates.js';
+import {
+  appliedAsk,
+  commitMatchingUpdate,
+  commitUpdate,
+  createUpdate,
+  describeQuery,
+  followQuery,
+  guardAsk,
+  guardPatterns,
+  oneOfPatterns,
+  typesQuery,
+} from './updates.js';
 import type { SparqlFragment } from '../store/sparql.js';
 import { checkClasses, checkInputShape, checkMaxCounts, classesOf, resolveRemovals, resolveValues, type WriteIntent } from './validate.js';
 import type { ValueInput } from './values.js';
@@ -120,12 +131,12 @@ export class OGM {
 
   private shapes(): Promise<WriteShapes> {
     if (!this.shapesPromise) {
-      this.shapesPromise = (this.shapesGraph ? WriteShapes.load(this.store, this.shapesGraph) : Promise.resolve(WriteShapes.fromRows([]))).catch(
-        (e: unknown) => {
-          this.shapesPromise = undefined;
-          throw e;
-        },
-      );
+      this.shapesPromise = (
+        this.shapesGraph ? WriteShapes.load(this.store, this.shapesGraph) : Promise.resolve(WriteShapes.fromRows([]))
+      ).catch((e: unknown) => {
+        this.shapesPromise = undefined;
+        throw e;
+      });
     }
     return this.shapesPromise;
   }
@@ -164,12 +175,18 @@ export class OGM {
    */
   async createTriples(input: CreateInput): Promise<{ graph: string; triples: { subject: string; predicate: string; object: Term }[] }> {
     const { graph, iri, classes, values } = await this.validateCreate(input);
-    const triples = [...classes, w3.NamedIndividual].map((c) => ({ subject: iri, predicate: w3.type, object: { termType: 'NamedNode', value: c } as Term }));
+    const triples = [...classes, w3.NamedIndividual].map((c) => ({
+      subject: iri,
+      predicate: w3.type,
+      object: { termType: 'NamedNode', value: c } as Term,
+    }));
     for (const [p, terms] of values) for (const t of terms) triples.push({ subject: iri, predicate: p, object: t });
     return { graph, triples };
   }
 
-  private async validateCreate(input: CreateInput): Promise<{ graph: string; iri: string; classes: string[]; values: Map<string, Term[]> }> {
+  private async validateCreate(
+    input: CreateInput,
+  ): Promise<{ graph: string; iri: string; classes: string[]; values: Map<string, Term[]> }> {
     checkInputShape(input, 'create input', { optional: ['properties'] });
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
@@ -213,7 +230,10 @@ export class OGM {
       await this.store.update(update);
       return { applied: true };
     }
-    const applied = await this.store.conditionalUpdate(update, { before: guardAsk(graph, iri, guards), after: appliedAsk(graph, iri, set) });
+    const applied = await this.store.conditionalUpdate(update, {
+      before: guardAsk(graph, iri, guards),
+      after: appliedAsk(graph, iri, set),
+    });
     return { applied };
   }
 
@@ -273,7 +293,10 @@ export class OGM {
     const graph = assertIri(options.graph ?? this.graph, 'graph');
     const rows = await this.store.select(describeQuery(graph, assertIri(iri, 'individual IRI')));
     if (rows.length === 0) return undefined;
-    const self = individualFrom(iri, rows.map((r) => [r.p!, r.o!]));
+    const self = individualFrom(
+      iri,
+      rows.map((r) => [r.p!, r.o!]),
+    );
     if (self.types.length > 0) this.types.add(graph, iri, self.types);
     for (const chain of options.follow ?? []) {
       const linked = await this.store.select(followQuery(graph, iri, chain));

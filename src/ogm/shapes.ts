@@ -67,7 +67,12 @@ export class WriteShapes {
    * Checks the focus node of a write. `paths`, when given, limits the check to those
    * properties (a commit only changes the properties it names; the rest were valid before).
    */
-  async check(tbox: Tbox, intent: WriteIntent, paths?: ReadonlySet<string>, objectTypes?: ReadonlyMap<string, readonly string[]>): Promise<void> {
+  async check(
+    tbox: Tbox,
+    intent: WriteIntent,
+    paths?: ReadonlySet<string>,
+    objectTypes?: ReadonlyMap<string, readonly string[]>,
+  ): Promise<void> {
     if (!this.validator) return;
     const closure = tbox.closure(intent.classes);
     const shapes = [...closure].flatMap((c) => this.byClass.get(c) ?? []);
@@ -103,7 +108,8 @@ export class WriteShapes {
     const focus = namedNode(intent.focus);
     const type = namedNode(RDF('type'));
     for (const c of closure) data.addQuad(quad(focus, type, namedNode(c)));
-    for (const [o, classes] of objectTypes ?? []) for (const c of tbox.closure(classes)) data.addQuad(quad(namedNode(o), type, namedNode(c)));
+    for (const [o, classes] of objectTypes ?? [])
+      for (const c of tbox.closure(classes)) data.addQuad(quad(namedNode(o), type, namedNode(c)));
     for (const [p, terms] of intent.values) for (const t of terms) data.addQuad(quad(focus, namedNode(p), toRdfjs(t)));
     return data;
   }

@@ -150,7 +150,13 @@ const PROPERTY_TYPES: Record<string, PropertyInfo['kind'] | 'unknown'> = {
   [OWL('FunctionalProperty')]: 'unknown',
 };
 
-function readProperties(types: Edges, domain: Edges, range: Edges, union: Edges, lists: { first: Edges; rest: Edges }): Map<string, PropertyInfo> {
+function readProperties(
+  types: Edges,
+  domain: Edges,
+  range: Edges,
+  union: Edges,
+  lists: { first: Edges; rest: Edges },
+): Map<string, PropertyInfo> {
   const out = new Map<string, PropertyInfo>();
   for (const [s, os] of types) {
     const kinds = os.map((o) => PROPERTY_TYPES[o]).filter((k) => k !== undefined);

@@ -67,7 +67,8 @@ export function resolveRemovals(tbox: Tbox, focus: string, properties: readonly 
   const out = new Map<string, Term[]>();
   for (const property of properties) {
     assertIri(property, 'property');
-    if (!tbox.properties.has(property)) reject(`property <${property}> is not declared in the ontology`, { focus, property, rule: 'property-declared' });
+    if (!tbox.properties.has(property))
+      reject(`property <${property}> is not declared in the ontology`, { focus, property, rule: 'property-declared' });
     out.set(property, []);
   }
   return out;
@@ -113,10 +114,12 @@ export function checkInputShape(input: unknown, what: string, maps: { required?:
   for (const key of maps.required ?? []) {
     if (!isMap(fields[key])) throw new ValueError(`${what}.${key} must be an object of property -> values, got ${preview(fields[key])}`);
     // An empty replacement would be an update with an empty DELETE template, which Virtuoso refuses.
-    if (Object.keys(fields[key] as object).length === 0) throw new ValueError(`${what}.${key} names no property: give at least one property to write or remove`);
+    if (Object.keys(fields[key] as object).length === 0)
+      throw new ValueError(`${what}.${key} names no property: give at least one property to write or remove`);
   }
   for (const key of maps.optional ?? []) {
-    if (fields[key] !== undefined && !isMap(fields[key])) throw new ValueError(`${what}.${key} must be an object of property -> values, got ${preview(fields[key])}`);
+    if (fields[key] !== undefined && !isMap(fields[key]))
+      throw new ValueError(`${what}.${key} must be an object of property -> values, got ${preview(fields[key])}`);
   }
 }
 

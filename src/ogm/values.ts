@@ -32,7 +32,14 @@ export function toTerm(info: PropertyInfo, value: ValueInput): Term {
 }
 
 function toObject(info: PropertyInfo, value: ValueInput): NamedNodeTerm {
-  const iri = typeof value === 'string' ? value : value instanceof Date ? undefined : typeof value === 'object' && value.termType === 'NamedNode' ? value.value : undefined;
+  const iri =
+    typeof value === 'string'
+      ? value
+      : value instanceof Date
+        ? undefined
+        : typeof value === 'object' && value.termType === 'NamedNode'
+          ? value.value
+          : undefined;
   if (iri === undefined) {
     reject(info.iri, 'object-property-needs-iri', `<${info.iri}> is an object property and needs an IRI value, got ${describe(value)}`);
   }
@@ -48,7 +55,12 @@ function toLiteral(info: PropertyInfo, value: ValueInput): LiteralTerm {
   else if (typeof value === 'number') term = numberLiteral(info, value, want);
   else if (typeof value === 'string') term = literal(value, want ?? xsd.string);
   else if (value.termType === 'Literal') term = value;
-  else return reject(info.iri, 'datatype-property-needs-literal', `<${info.iri}> is a datatype property and needs a literal, got ${describe(value)}`);
+  else
+    return reject(
+      info.iri,
+      'datatype-property-needs-literal',
+      `<${info.iri}> is a datatype property and needs a literal, got ${describe(value)}`,
+    );
   if (want && term.datatype !== want) {
     reject(info.iri, 'range-datatype', `<${info.iri}> takes literals of <${want}>, got one of <${term.datatype}>`);
   }
@@ -92,13 +104,16 @@ function checkLexicalForm(property: string, term: LiteralTerm): void {
 const TERM_TYPES: ReadonlySet<unknown> = new Set(['NamedNode', 'Literal', 'BlankNode']);
 
 function isTermLike(value: unknown): value is Term {
-  return typeof value === 'object' && value !== null && TERM_TYPES.has((value as Term).termType) && typeof (value as Term).value === 'string';
+  return (
+    typeof value === 'object' && value !== null && TERM_TYPES.has((value as Term).termType) && typeof (value as Term).value === 'string'
+  );
 }
 
 // Callers in plain JavaScript (or JSON from a request) may pass anything; a value of no
 // accepted kind is a validation error naming it, never a TypeError further down.
 function checkKind(info: PropertyInfo, value: unknown): void {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date || isTermLike(value)) return;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date || isTermLike(value))
+    return;
   reject(info.iri, 'value-kind', `<${info.iri}> got ${describe(value)}, which is not a string, number, boolean, Date or RDF term`);
 }
 

@@ -46,7 +46,9 @@ export async function assertClassRegistered(ogm: OGM, classIri: string, baseIri:
   if (holds(tbox, classIri, baseIri)) return;
   if (ogm.refreshAfterMiss()) tbox = await ogm.tbox();
   if (!tbox.hasClass(classIri)) {
-    throw new OntologyGroundTruthError(`class <${classIri}> does not exist in the ontology; load the ontology that declares it (semantic-sidecar ontology load)`);
+    throw new OntologyGroundTruthError(
+      `class <${classIri}> does not exist in the ontology; load the ontology that declares it (semantic-sidecar ontology load)`,
+    );
   }
   if (!tbox.isSubClassOf(classIri, baseIri)) {
     throw new OntologyGroundTruthError(`class <${classIri}> is not <${baseIri}> or a subclass of it`);

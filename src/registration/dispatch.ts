@@ -157,7 +157,11 @@ function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
  * @throws ValueError for a malformed IRI, a negative window or an invalid `now`.
  * @example const { capabilityIri, serviceAddress } = await resolveDispatchTarget(ogm, PLANT('DoorOpeningCapability'), { targetResource: PLANT('door1') })
  */
-export async function resolveDispatchTarget(ogm: OGM, capabilityClass: string, options: ResolveDispatchTargetOptions = {}): Promise<DispatchTarget> {
+export async function resolveDispatchTarget(
+  ogm: OGM,
+  capabilityClass: string,
+  options: ResolveDispatchTargetOptions = {},
+): Promise<DispatchTarget> {
   const cls = assertIri(capabilityClass, 'capabilityClass');
   checkOptions(options, 'resolveDispatchTarget');
   const target = options.targetResource == null ? undefined : namedNode(assertIri(options.targetResource, 'targetResource'));
@@ -196,7 +200,9 @@ export async function resolveOperationWorkflow(ogm: OGM, operationIri: string, o
   const rows = await ogm.db.select(sparql`SELECT ?wf ?addr ?hb WHERE { ${graphFragment(graph, where)} }`.text);
   const best = rows.sort(preferReachable)[0]?.wf?.value;
   if (best) return best;
-  throw new OperationResolutionError(`no Workflow realizes the Capability of Operation <${op.value}> in graph <${graph}> (it needs cfc:implementsCapability a Capability that is svc:realizedByWorkflow a Workflow)`);
+  throw new OperationResolutionError(
+    `no Workflow realizes the Capability of Operation <${op.value}> in graph <${graph}> (it needs cfc:implementsCapability a Capability that is svc:realizedByWorkflow a Workflow)`,
+  );
 }
 
 // Few rows (one per Workflow of the Capability), so ranking them here keeps the query simple

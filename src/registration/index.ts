@@ -7,18 +7,20 @@
  * throws {@link TransitionConflictError}; it is never silent.
  */
 export { OGM } from '../ogm/index.js';
-export {
-  OntologyGroundTruthError,
-  OperationResolutionError,
-  TransitionConflictError,
-  ValidationError,
-  ValueError,
-} from '../errors.js';
+export { OntologyGroundTruthError, OperationResolutionError, TransitionConflictError, ValidationError, ValueError } from '../errors.js';
 export * from '../iri/index.js';
 export { OperationStatus } from '../vocab/status.js';
 export { assertClassRegistered, type GraphOption } from './classes.js';
 export * from './services.js';
-export { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON, type RunningOperation, type StalenessOptions, type SweepOptions } from './liveness.js';
+export {
+  findRunningOperations,
+  findStaleServices,
+  sweepStaleServices,
+  SWEEP_REASON,
+  type RunningOperation,
+  type StalenessOptions,
+  type SweepOptions,
+} from './liveness.js';
 export {
   createOperation,
   revertOperation,

@@ -40,7 +40,10 @@ export async function findStaleServices(ogm: OGM, maxAgeSeconds: number, options
   const cutoff = cutoffOf(maxAgeSeconds, options);
   const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} WHERE { ${graphFragment(graph, staleServicePattern(S, cutoff))} }`.text);
   // Sorted here: cheaper than ORDER BY in the store when thousands are stale.
-  return rows.map((r) => r.s?.value).filter((s): s is string => s !== undefined).sort();
+  return rows
+    .map((r) => r.s?.value)
+    .filter((s): s is string => s !== undefined)
+    .sort();
 }
 
 /**
@@ -117,14 +120,21 @@ export interface RunningOperation {
  * @throws ValueError for a malformed IRI, a bad `maxAgeSeconds` or `now`.
  * @example await findRunningOperations(ogm, serviceIri, 90) // [{ operationIri, survivors: [] }]
  */
-export async function findRunningOperations(ogm: OGM, serviceIri: string, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<RunningOperation[]> {
+export async function findRunningOperations(
+  ogm: OGM,
+  serviceIri: string,
+  maxAgeSeconds: number,
+  options: StalenessOptions = {},
+): Promise<RunningOperation[]> {
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const cutoff = cutoffOf(maxAgeSeconds, options);
   const [capability, survivor] = [variable('cap'), variable('survivor')];
   const body = sparql`${operationOfService(service, S, capability)}
     ${S} ${namedNode(svc.operationStatus)} ${literal(OperationStatus.RUNNING)} .
     OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
-  const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text);
+  const rows = await ogm.db.select(
+    sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text,
+  );
   const survivors = new Map<string, Set<string>>();
   for (const row of rows) {
     const operationIri = row.s?.value;
@@ -133,7 +143,9 @@ export async function findRunningOperations(ogm: OGM, serviceIri: string, maxAge
     if (row.liveness_survivorAddress) addresses.add(row.liveness_survivorAddress.value);
     survivors.set(operationIri, addresses);
   }
-  return [...survivors].sort(([a], [b]) => (a < b ? -1 : 1)).map(([operationIri, addresses]) => ({ operationIri, survivors: [...addresses].sort() }));
+  return [...survivors]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([operationIri, addresses]) => ({ operationIri, survivors: [...addresses].sort() }));
 }
 
 function cutoffOf(maxAgeSeconds: number, options: StalenessOptions): Date {

@@ -95,7 +95,12 @@ export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStat
  *   not exist), naming the status found.
  * @example await markOperationFailed(ogm, operationIri, 'orphaned running operation reclaimed at startup, not auto-rerun')
  */
-export async function markOperationFailed(ogm: OGM, operationIri: string, reason: string, options: MarkOperationFailedOptions = {}): Promise<void> {
+export async function markOperationFailed(
+  ogm: OGM,
+  operationIri: string,
+  reason: string,
+  options: MarkOperationFailedOptions = {},
+): Promise<void> {
   checkOptions(options, 'markOperationFailed');
   const iri = assertIri(operationIri, 'operationIri');
   if (typeof reason !== 'string') throw new ValueError(`reason must be a string, got ${typeof reason} (Operation <${iri}>)`);
@@ -108,7 +113,14 @@ export async function markOperationFailed(ogm: OGM, operationIri: string, reason
  * One guarded commit: `set` applies only if the Operation holds exactly one status and it is
  * one of `from`. A lost transition reads the status once (failure path only) for the error.
  */
-async function transition(ogm: OGM, iri: string, to: OperationStatus, from: readonly OperationStatus[], extra: PropertyInputs, graph: string): Promise<void> {
+async function transition(
+  ogm: OGM,
+  iri: string,
+  to: OperationStatus,
+  from: readonly OperationStatus[],
+  extra: PropertyInputs,
+  graph: string,
+): Promise<void> {
   const guard = from.length === 1 ? { guard: { [svc.operationStatus]: from[0]! } } : { guardOneOf: { [svc.operationStatus]: from } };
   let applied: boolean;
   try {

@@ -58,12 +58,17 @@ const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/u;
 
 /** Data keys as property IRIs; bare names become `svc:<name>`. */
 function dataProperties(data: OperationData): Record<string, OperationData[string]> {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ValueError(`data must be an object of property -> value, got ${preview(data)}`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new ValueError(`data must be an object of property -> value, got ${preview(data)}`);
   const out: Record<string, OperationData[string]> = {};
   for (const [key, value] of Object.entries(data)) {
     const property = isIri(key) ? key : BARE_NAME.test(key) ? SVC(key) : undefined;
-    if (property === undefined) throw new ValueError(`data key ${preview(key)} is neither a property IRI nor a bare name (letters, digits, _ and -)`);
-    if (RESERVED_OPERATION_PROPERTIES.has(property)) throw new ValueError(`data key ${preview(key)} names <${property}>, which createOperation writes itself or only a status transition writes`);
+    if (property === undefined)
+      throw new ValueError(`data key ${preview(key)} is neither a property IRI nor a bare name (letters, digits, _ and -)`);
+    if (RESERVED_OPERATION_PROPERTIES.has(property))
+      throw new ValueError(
+        `data key ${preview(key)} names <${property}>, which createOperation writes itself or only a status transition writes`,
+      );
     if (Object.hasOwn(out, property)) throw new ValueError(`data names <${property}> twice (as ${preview(key)} and another key)`);
     out[property] = value;
   }
@@ -123,7 +128,9 @@ export async function revertOperation(ogm: OGM, options: RevertOperationOptions)
   const { graph, triples } = await ogm.createTriples(input);
   const status = triples.find((t) => t.predicate === svc.operationStatus)!;
   if (!(await ogm.db.tripleDeleteIf(triples, status, graph))) {
-    throw new TransitionConflictError(`Operation <${input.iri}> was not reverted: it is no longer '${status.object.value}' (its receiver took it already) or does not exist`);
+    throw new TransitionConflictError(
+      `Operation <${input.iri}> was not reverted: it is no longer '${status.object.value}' (its receiver took it already) or does not exist`,
+    );
   }
   ogm.forget(input.iri, graph);
 }
@@ -136,7 +143,12 @@ export async function revertOperation(ogm: OGM, options: RevertOperationOptions)
  * @throws ValueError for a malformed IRI or an unknown status.
  * @example await findResourceOperations(ogm, PLANT('door1'), ['queued', 'running'])
  */
-export async function findResourceOperations(ogm: OGM, resourceIri: string, statuses: readonly OperationStatus[], options: GraphOption = {}): Promise<string[]> {
+export async function findResourceOperations(
+  ogm: OGM,
+  resourceIri: string,
+  statuses: readonly OperationStatus[],
+  options: GraphOption = {},
+): Promise<string[]> {
   const resource = namedNode(assertIri(resourceIri, 'resourceIri'));
   const wanted = assertStatuses(statuses);
   if (wanted.length === 0) return [];
@@ -155,7 +167,12 @@ export async function findResourceOperations(ogm: OGM, resourceIri: string, stat
  * @throws ValueError for a malformed IRI or an unknown status.
  * @example await findServiceOperations(ogm, serviceIri, ['queued'])
  */
-export async function findServiceOperations(ogm: OGM, serviceIri: string, statuses: readonly OperationStatus[], options: GraphOption = {}): Promise<string[]> {
+export async function findServiceOperations(
+  ogm: OGM,
+  serviceIri: string,
+  statuses: readonly OperationStatus[],
+  options: GraphOption = {},
+): Promise<string[]> {
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const wanted = assertStatuses(statuses);
   if (wanted.length === 0) return [];

@@ -29,12 +29,18 @@ const node = (iri: string): Term => namedNode(iri);
  * @throws ValueError when an IRI is malformed.
  * @example const state = await findPossessionState(ogm, part, plant.robot1);
  */
-export async function findPossessionState(ogm: OGM, workpieceIri: string, possessorIri: string, options?: GraphOption): Promise<string | undefined> {
+export async function findPossessionState(
+  ogm: OGM,
+  workpieceIri: string,
+  possessorIri: string,
+  options?: GraphOption,
+): Promise<string | undefined> {
   const graph = node(graphOf(ogm, options));
   const workpiece = node(assertIri(workpieceIri, 'workpieceIri'));
   const possessor = node(assertIri(possessorIri, 'possessorIri'));
   const rows = await ogm.db.select(
-    sparql`SELECT ?ps WHERE { GRAPH ${graph} { ${workpiece} ${node(cfc.hasPossessedWorkpiece)} ?ps . ${possessor} ${node(cfc.hasPossessor)} ?ps . } } LIMIT 1`.text,
+    sparql`SELECT ?ps WHERE { GRAPH ${graph} { ${workpiece} ${node(cfc.hasPossessedWorkpiece)} ?ps . ${possessor} ${node(cfc.hasPossessor)} ?ps . } } LIMIT 1`
+      .text,
   );
   return rows[0]?.ps?.value;
 }
@@ -50,7 +56,8 @@ export async function currentPossessor(ogm: OGM, workpieceIri: string, options?:
   const graph = node(graphOf(ogm, options));
   const workpiece = assertIri(workpieceIri, 'workpieceIri');
   const rows = await ogm.db.select(
-    sparql`SELECT ?ps ?who WHERE { GRAPH ${graph} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . OPTIONAL { ?who ${node(cfc.hasPossessor)} ?ps . } } }`.text,
+    sparql`SELECT ?ps ?who WHERE { GRAPH ${graph} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . OPTIONAL { ?who ${node(cfc.hasPossessor)} ?ps . } } }`
+      .text,
   );
   const states = [...new Set(rows.map((r) => r.ps!.value))];
   if (states.length === 0) return undefined;
@@ -73,14 +80,20 @@ export async function currentPossessor(ogm: OGM, workpieceIri: string, options?:
  * @throws ValueError when an IRI is malformed.
  * @example await counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.PutAbility); // true
  */
-export async function counterpartHasComplementaryAbility(ogm: OGM, counterpartIri: string, modeAbilityIri: string, options?: GraphOption): Promise<boolean> {
+export async function counterpartHasComplementaryAbility(
+  ogm: OGM,
+  counterpartIri: string,
+  modeAbilityIri: string,
+  options?: GraphOption,
+): Promise<boolean> {
   graphOf(ogm, options);
   const counterpart = node(assertIri(counterpartIri, 'counterpartIri'));
   const mode = node(assertIri(modeAbilityIri, 'modeAbilityIri'));
   const complements = node(mes.complements);
   // Most selective first: the counterpart's few abilities, then the complement test on each.
   return ogm.db.ask(
-    sparql`ASK { GRAPH ?ga { ${counterpart} ${node(mes.hasHandoverAbility)} ?a . } GRAPH ?gc { ${mode} ${complements}|^${complements} ?a . } }`.text,
+    sparql`ASK { GRAPH ?ga { ${counterpart} ${node(mes.hasHandoverAbility)} ?a . } GRAPH ?gc { ${mode} ${complements}|^${complements} ?a . } }`
+      .text,
   );
 }
 

@@ -66,10 +66,13 @@ export async function createPossession(ogm: OGM, options: CreatePossessionOption
   const possessor = assertIri(options.possessorIri, 'possessorIri');
   const state = mintPossessionStateIri(workpiece);
   await assertWorkpiece(ogm, workpiece, graph);
-  await writeState(ogm, { graph, workpiece, possessor, state, expected: [] }, () =>
-    new TransitionConflictError(
-      `workpiece <${workpiece}> is already possessed (it has a cfc:hasPossessedWorkpiece in <${graph}>); use switchPossession to change its possessor`,
-    ),
+  await writeState(
+    ogm,
+    { graph, workpiece, possessor, state, expected: [] },
+    () =>
+      new TransitionConflictError(
+        `workpiece <${workpiece}> is already possessed (it has a cfc:hasPossessedWorkpiece in <${graph}>); use switchPossession to change its possessor`,
+      ),
   );
   return state;
 }
@@ -96,22 +99,28 @@ export async function switchPossession(ogm: OGM, options: SwitchPossessionOption
   const graph = graphOf(ogm, options);
   const workpiece = assertIri(options.workpieceIri, 'workpieceIri');
   const possessor = assertIri(options.newPossessorIri, 'newPossessorIri');
-  let expected = options.expectedPossessionState === undefined ? undefined : assertIri(options.expectedPossessionState, 'expectedPossessionState');
+  let expected =
+    options.expectedPossessionState === undefined ? undefined : assertIri(options.expectedPossessionState, 'expectedPossessionState');
   const state = mintPossessionStateIri(workpiece);
   await assertWorkpiece(ogm, workpiece, graph);
   if (expected === undefined) {
     const current = await currentStates(ogm, workpiece, graph);
     if (current.length === 0) {
-      throw new TransitionConflictError(`workpiece <${workpiece}> is not possessed in <${graph}>; use createPossession to give it a first possessor`);
+      throw new TransitionConflictError(
+        `workpiece <${workpiece}> is not possessed in <${graph}>; use createPossession to give it a first possessor`,
+      );
     }
     if (current.length > 1) throw severalStates(workpiece, current.length);
     expected = current[0]!;
   }
   const prior = expected;
-  await writeState(ogm, { graph, workpiece, possessor, state, expected: [prior] }, () =>
-    new TransitionConflictError(
-      `workpiece <${workpiece}> no longer points at possession state <${prior}>: another change of possession won; the new state was removed and the current possession is unchanged`,
-    ),
+  await writeState(
+    ogm,
+    { graph, workpiece, possessor, state, expected: [prior] },
+    () =>
+      new TransitionConflictError(
+        `workpiece <${workpiece}> no longer points at possession state <${prior}>: another change of possession won; the new state was removed and the current possession is unchanged`,
+      ),
   );
   return state;
 }
@@ -209,4 +218,3 @@ async function assertWorkpiece(ogm: OGM, workpiece: string, graph: string): Prom
     );
   }
 }
-

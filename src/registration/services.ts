@@ -73,7 +73,12 @@ export interface MakeReachableOptions extends GraphOption {
  * @throws ValueError for a malformed IRI, a non-http(s) address or an invalid Date.
  * @example await makeServiceReachable(ogm, serviceIri, 'http://127.0.0.1:8000')
  */
-export async function makeServiceReachable(ogm: OGM, serviceIri: string, address: string, options: MakeReachableOptions = {}): Promise<void> {
+export async function makeServiceReachable(
+  ogm: OGM,
+  serviceIri: string,
+  address: string,
+  options: MakeReachableOptions = {},
+): Promise<void> {
   const graph = graphOf(ogm, options);
   assertIri(serviceIri, 'serviceIri');
   const set: Record<string, string | Date> = { [svc.address]: normalizeHttpAddress(address) };
@@ -171,7 +176,12 @@ async function registerPart(ogm: OGM, options: PartOptions, part: PartKind): Pro
 export async function deregisterService(ogm: OGM, serviceIri: string, options: GraphOption = {}): Promise<void> {
   const graph = graphOf(ogm, options);
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
-  await ogm.commitMatching({ match: matchedOnce(serviceAndPartsMatch([service])), subjectClass: svc.Service, set: { [svc.address]: [], [svc.endpoint]: [] }, graph });
+  await ogm.commitMatching({
+    match: matchedOnce(serviceAndPartsMatch([service])),
+    subjectClass: svc.Service,
+    set: { [svc.address]: [], [svc.endpoint]: [] },
+    graph,
+  });
 }
 
 export interface HeartbeatOptions extends GraphOption {

@@ -75,7 +75,8 @@ export function priorStatuses(writer: StatusWriter, status: unknown): readonly O
 export function assertStatuses(statuses: readonly unknown[]): OperationStatus[] {
   if (!Array.isArray(statuses)) throw new ValueError(`statuses must be an array of Operation statuses, got ${typeof statuses}`);
   for (const s of statuses) {
-    if (!isOperationStatus(s)) throw new ValueError(`status ${preview(s)} is not an Operation status: expected one of ${OPERATION_STATUSES.join(', ')}`);
+    if (!isOperationStatus(s))
+      throw new ValueError(`status ${preview(s)} is not an Operation status: expected one of ${OPERATION_STATUSES.join(', ')}`);
   }
   return [...new Set(statuses as OperationStatus[])];
 }
@@ -84,7 +85,12 @@ export function assertStatuses(statuses: readonly unknown[]): OperationStatus[] 
  * The error for a transition that did not apply because the stored status was not an expected
  * one (another writer won the race, or the transition is not allowed from there).
  */
-export function transitionConflict(operationIri: string, to: OperationStatus, expected: readonly OperationStatus[], found: readonly string[]): TransitionConflictError {
+export function transitionConflict(
+  operationIri: string,
+  to: OperationStatus,
+  expected: readonly OperationStatus[],
+  found: readonly string[],
+): TransitionConflictError {
   const want = expected.map((s) => `'${s}'`).join(' or ');
   const got = found.length === 0 ? 'no status (the Operation does not exist in this graph)' : found.map((s) => preview(s)).join(', ');
   return new TransitionConflictError(`Operation <${operationIri}> was not moved to '${to}': expected status ${want}, found ${got}`);

@@ -93,7 +93,14 @@ export async function readConfigFile(file: string, cwd: string): Promise<ConfigF
   }
   const parsed = ext === '.json' ? parseJson(text) : parseYaml(text);
   if (parsed.problems.length > 0) {
-    return { layer: [], issues: parsed.problems.map((message) => ({ source, field: '', message: `not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${message}` })) };
+    return {
+      layer: [],
+      issues: parsed.problems.map((message) => ({
+        source,
+        field: '',
+        message: `not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${message}`,
+      })),
+    };
   }
   // An empty YAML document means "no settings".
   const value = parsed.value ?? {};

@@ -7,10 +7,7 @@ import { ValueError } from '../errors.js';
 
 /** Where a setting came from. */
 export type ConfigSource =
-  | { kind: 'default' }
-  | { kind: 'file'; file: string; dir: string }
-  | { kind: 'env'; name: string }
-  | { kind: 'flag'; key: string };
+  { kind: 'default' } | { kind: 'file'; file: string; dir: string } | { kind: 'env'; name: string } | { kind: 'flag'; key: string };
 
 /** One problem: `<source>: <field>: <message> (got <value>)`. */
 export interface ConfigIssue {
@@ -98,7 +95,15 @@ export function joinField(parts: readonly string[]): string {
 }
 
 function typeName(type: unknown): string {
-  const names: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false', object: 'a mapping', array: 'a list', null: 'null' };
+  const names: Record<string, string> = {
+    string: 'a string',
+    integer: 'an integer',
+    number: 'a number',
+    boolean: 'true or false',
+    object: 'a mapping',
+    array: 'a list',
+    null: 'null',
+  };
   const list = Array.isArray(type) ? type : [type];
   return list.map((t) => names[String(t)] ?? String(t)).join(' or ');
 }

@@ -61,13 +61,20 @@ function classAt(ctx: ResolveContext, path: string[], value: unknown): string {
 type Item = Record<string, unknown>;
 
 /** Checks name (valid, unique, not reserved), path and timeout common to workflows and states. */
-function common(ctx: ResolveContext, list: 'workflows' | 'states', item: Item, i: number, seen: Set<string>): { name: string; path: string; timeoutMs: number } {
+function common(
+  ctx: ResolveContext,
+  list: 'workflows' | 'states',
+  item: Item,
+  i: number,
+  seen: Set<string>,
+): { name: string; path: string; timeoutMs: number } {
   const field = (key: string): string[] => [list, String(i), key];
   const name = isText(item.name) ? item.name : '';
   const bad = isText(item.name) ? nameProblem(name) : undefined;
   if (bad) report(ctx, field('name'), bad, name);
   else if (seen.has(name)) report(ctx, field('name'), `is declared twice in ${list}`, name);
-  else if (list === 'workflows' && name === EVENT_TRIGGER_WORKFLOW_NAME) report(ctx, field('name'), 'is reserved for the built-in event trigger', name);
+  else if (list === 'workflows' && name === EVENT_TRIGGER_WORKFLOW_NAME)
+    report(ctx, field('name'), 'is reserved for the built-in event trigger', name);
   seen.add(name);
   const path = isText(item.path) ? item.path : '';
   const pathBad = isText(item.path) ? devicePathProblem(path) : undefined;
@@ -141,6 +148,7 @@ export async function resolveLocalApi(ctx: ResolveContext, stateDir: string): Pr
   const dir = systemdDirectory(ctx.env, 'RUNTIME_DIRECTORY') ?? stateDir;
   const path = join(dir, 'local.sock');
   const problem = socketPathProblem(path);
-  if (problem) report(ctx, ['localApi', 'socket'], `${problem}; set localApi.socket, or run from a shorter directory`, path, { kind: 'default' });
+  if (problem)
+    report(ctx, ['localApi', 'socket'], `${problem}; set localApi.socket, or run from a shorter directory`, path, { kind: 'default' });
   return { socket: path };
 }

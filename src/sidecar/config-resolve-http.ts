@@ -6,8 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { normalizeAddress } from '../iri/address.js';
-import { tokenProblem } from '../middleware/http/bearer-auth.js';
-import { tlsProblem } from '../middleware/http/security-options.js';
+import { tokenProblem } from '../middleware/surface/bearer-auth.js';
+import { tlsProblem } from '../middleware/surface/security-options.js';
 import { joinField } from './config-issues.js';
 import { pathKey } from './config-layers.js';
 import { readSecret } from './config-resolve-store.js';
@@ -78,14 +78,19 @@ async function resolveTls(ctx: ResolveContext): Promise<Pick<HttpConfig, 'tlsCer
   const key = await readPem(ctx, ['http', 'tlsKeyFile'], tlsKeyFile);
   if (cert === undefined || key === undefined) return { tlsCertFile, tlsKeyFile };
   const problem = tlsProblem(cert, key);
-  if (problem !== undefined) report(ctx, ['http', 'tlsCertFile'], `and http.tlsKeyFile are not a usable certificate and private key: ${problem}`, tlsCertFile);
+  if (problem !== undefined)
+    report(ctx, ['http', 'tlsCertFile'], `and http.tlsKeyFile are not a usable certificate and private key: ${problem}`, tlsCertFile);
   return { tlsCertFile, tlsKeyFile, ...(problem === undefined && { tls: { cert, key } }) };
 }
 
 /** `http`: the surface's token and TLS, or undefined when none is set (open, plain HTTP). */
 export async function resolveHttp(ctx: ResolveContext): Promise<HttpConfig | undefined> {
   const { file, token } = await tokenAt(ctx, ['http', 'token'], ['http', 'tokenFile']);
-  const http: HttpConfig = { ...(file !== undefined && { tokenFile: file }), ...(token !== undefined && { token }), ...(await resolveTls(ctx)) };
+  const http: HttpConfig = {
+    ...(file !== undefined && { tokenFile: file }),
+    ...(token !== undefined && { token }),
+    ...(await resolveTls(ctx)),
+  };
   return Object.keys(http).length > 0 ? http : undefined;
 }
 
@@ -116,6 +121,10 @@ async function byAddress(ctx: ResolveContext): Promise<Pick<OutgoingTokensConfig
 /** `outgoingTokens`: the plant token and the per-address tokens, or undefined when none is set. */
 export async function resolveOutgoingTokens(ctx: ResolveContext): Promise<OutgoingTokensConfig | undefined> {
   const { file, token } = await tokenAt(ctx, ['outgoingTokens', 'default'], ['outgoingTokens', 'defaultFile']);
-  const tokens: OutgoingTokensConfig = { ...(file !== undefined && { defaultFile: file }), ...(token !== undefined && { default: token }), ...(await byAddress(ctx)) };
+  const tokens: OutgoingTokensConfig = {
+    ...(file !== undefined && { defaultFile: file }),
+    ...(token !== undefined && { default: token }),
+    ...(await byAddress(ctx)),
+  };
   return Object.keys(tokens).length > 0 ? tokens : undefined;
 }

@@ -27,7 +27,11 @@ const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
  */
 export function resourceSlug(resource: string): string {
   const local = resource.split(/[#/:]/u).at(-1) ?? '';
-  const safe = local.replace(/[^A-Za-z0-9._-]/gu, '-').replace(/^[.-]+/u, '').slice(0, 40) || 'resource';
+  const safe =
+    local
+      .replace(/[^A-Za-z0-9._-]/gu, '-')
+      .replace(/^[.-]+/u, '')
+      .slice(0, 40) || 'resource';
   return `${safe}-${createHash('sha256').update(resource).digest('hex').slice(0, 8)}`;
 }
 
@@ -110,7 +114,8 @@ async function remoteStore(ctx: ResolveContext, url: URL): Promise<StoreConfig> 
   if (updateProblem) report(ctx, ['store', 'updateUrl'], updateProblem, updateUrl);
   const passwordFile = textAt(ctx, ['store', 'passwordFile']);
   const absolute = passwordFile === undefined ? undefined : absolutePath(ctx, ['store', 'passwordFile'], passwordFile);
-  const password = textAt(ctx, ['store', 'password']) || (absolute && (await readSecret(ctx, ['store', 'passwordFile'], absolute))) || urlPassword;
+  const password =
+    textAt(ctx, ['store', 'password']) || (absolute && (await readSecret(ctx, ['store', 'passwordFile'], absolute))) || urlPassword;
   const user = textAt(ctx, ['store', 'user']) || urlUser;
   const timeoutMs = at(ctx, ['store', 'timeoutMs']);
   return {
@@ -147,7 +152,11 @@ export async function resolveOntology(
   const remote = store !== undefined && storeKindOf(store) === 'remote';
   const provisionOntology = typeof given === 'boolean' ? given : !remote || files.length > 0;
   if (files.length > 0 && !provisionOntology) {
-    report(ctx, ['ontologyFiles'], 'are listed but provisionOntology is false: remove one of them, or load the files with "semantic-sidecar ontology load"');
+    report(
+      ctx,
+      ['ontologyFiles'],
+      'are listed but provisionOntology is false: remove one of them, or load the files with "semantic-sidecar ontology load"',
+    );
   }
   const ontologyFiles: string[] = [];
   for (const [i, file] of files.entries()) {
@@ -159,7 +168,9 @@ export async function resolveOntology(
       report(ctx, path, `has an unknown RDF extension (expected one of ${ONTOLOGY_FILE_EXTENSIONS.join(', ')})`, file);
       continue;
     }
-    await access(absolute, constants.R_OK).catch((error: NodeJS.ErrnoException) => report(ctx, path, `cannot be read: ${error.code ?? 'error'}`, absolute));
+    await access(absolute, constants.R_OK).catch((error: NodeJS.ErrnoException) =>
+      report(ctx, path, `cannot be read: ${error.code ?? 'error'}`, absolute),
+    );
   }
   return { provisionOntology, ontologyFiles };
 }

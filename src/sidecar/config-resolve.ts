@@ -44,7 +44,13 @@ function resolveNetwork(ctx: ResolveContext, secure: boolean): { host: string; p
   if (typeof given === 'string') {
     const problem = httpUrlProblem(given, 'http://door1.plant.local:8000');
     if (problem) report(ctx, ['address'], problem, given);
-    else if (secure && /^http:/iu.test(given)) report(ctx, ['address'], 'starts with http:// but the surface serves HTTPS (http.tlsCertFile): callers would fail; use https://', given);
+    else if (secure && /^http:/iu.test(given))
+      report(
+        ctx,
+        ['address'],
+        'starts with http:// but the surface serves HTTPS (http.tlsCertFile): callers would fail; use https://',
+        given,
+      );
     return problem ? { host, port } : { host, port, address: normalizeAddress(given) };
   }
   if (isWildcardHost(host) && ctx.purpose === 'start') {
@@ -55,16 +61,35 @@ function resolveNetwork(ctx: ResolveContext, secure: boolean): { host: string; p
   return derivable ? { host, port, address: normalizeAddress(addressOf(host, port, secure)) } : { host, port };
 }
 
-function resolveTiming(ctx: ResolveContext): Pick<SidecarConfig, 'heartbeatInterval' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs'> {
+function resolveTiming(
+  ctx: ResolveContext,
+): Pick<SidecarConfig, 'heartbeatInterval' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs'> {
   const beat = at(ctx, ['heartbeatInterval']);
   const heartbeatInterval = typeof beat === 'number' || beat === null ? beat : D.heartbeatInterval;
   const stalenessThreshold = num(ctx, 'stalenessThreshold', D.stalenessThreshold);
   if (ctx.purpose === 'start' && heartbeatInterval !== null && stalenessThreshold <= heartbeatInterval) {
     const set = ctx.merged.get(pathKey(['stalenessThreshold']))?.source.kind !== 'default';
-    if (set) report(ctx, ['stalenessThreshold'], `must be greater than heartbeatInterval (${heartbeatInterval}), or the Service looks dead between heartbeats`, stalenessThreshold);
-    else report(ctx, ['heartbeatInterval'], `must be less than stalenessThreshold (${stalenessThreshold}), or the Service looks dead between heartbeats`, heartbeatInterval);
+    if (set)
+      report(
+        ctx,
+        ['stalenessThreshold'],
+        `must be greater than heartbeatInterval (${heartbeatInterval}), or the Service looks dead between heartbeats`,
+        stalenessThreshold,
+      );
+    else
+      report(
+        ctx,
+        ['heartbeatInterval'],
+        `must be less than stalenessThreshold (${stalenessThreshold}), or the Service looks dead between heartbeats`,
+        heartbeatInterval,
+      );
   }
-  return { heartbeatInterval, stalenessThreshold, sweepInterval: num(ctx, 'sweepInterval', D.sweepInterval), shutdownGraceMs: num(ctx, 'shutdownGraceMs', D.shutdownGraceMs) };
+  return {
+    heartbeatInterval,
+    stalenessThreshold,
+    sweepInterval: num(ctx, 'sweepInterval', D.sweepInterval),
+    shutdownGraceMs: num(ctx, 'shutdownGraceMs', D.shutdownGraceMs),
+  };
 }
 
 function resolveLog(ctx: ResolveContext): LogConfig {
@@ -76,7 +101,17 @@ function resolveLog(ctx: ResolveContext): LogConfig {
 // Settings only a resource sidecar uses: the watchdog refuses them when a file or flag sets them
 // (an environment shared with the sidecars may hold them, so they are ignored there). `http`
 // is not among them: the watchdog's own surface takes the same token and TLS.
-const RESOURCE_ONLY = ['resource', 'serviceClass', 'address', 'heartbeatInterval', 'device', 'workflows', 'states', 'localApi', 'outgoingTokens'];
+const RESOURCE_ONLY = [
+  'resource',
+  'serviceClass',
+  'address',
+  'heartbeatInterval',
+  'device',
+  'workflows',
+  'states',
+  'localApi',
+  'outgoingTokens',
+];
 
 function checkPurpose(ctx: ResolveContext, hasDevice: boolean, declared: number): void {
   if (ctx.purpose === 'watchdog') {

@@ -89,7 +89,8 @@ const MAX_SOCKET_PATH_BYTES = 107;
 /** Problem with an absolute Unix socket path. */
 export function socketPathProblem(path: string): string | undefined {
   const bytes = Buffer.byteLength(path);
-  if (bytes > MAX_SOCKET_PATH_BYTES) return `is ${bytes} bytes long, but a Unix socket path may be at most ${MAX_SOCKET_PATH_BYTES} (use a shorter path)`;
+  if (bytes > MAX_SOCKET_PATH_BYTES)
+    return `is ${bytes} bytes long, but a Unix socket path may be at most ${MAX_SOCKET_PATH_BYTES} (use a shorter path)`;
   if (/[\u0000-\u001f]/u.test(path)) return 'must not hold control characters';
   return undefined;
 }

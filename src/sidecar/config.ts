@@ -81,7 +81,10 @@ const SECRET_KEYS: ReadonlyMap<string, string> = new Map([
   ['store.password', 'passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)'],
   ['http.token', 'tokens are not accepted here: name a file in http.tokenFile (or set SIDECAR_HTTP_TOKEN_FILE)'],
   ['http.tls', 'certificates and keys are not accepted here: name the PEM files in http.tlsCertFile and http.tlsKeyFile'],
-  ['outgoingTokens.default', 'tokens are not accepted here: name a file in outgoingTokens.defaultFile (or set SIDECAR_OUTGOING_TOKEN_FILE)'],
+  [
+    'outgoingTokens.default',
+    'tokens are not accepted here: name a file in outgoingTokens.defaultFile (or set SIDECAR_OUTGOING_TOKEN_FILE)',
+  ],
   ['outgoingTokens.byAddress', 'tokens are not accepted here: map each address to a token file in outgoingTokens.byAddressFiles'],
 ]);
 
@@ -157,13 +160,17 @@ export function storeSpecOf(store: StoreConfig): StoreSpec {
  * TLS, and the outgoing tokens. Every field is null when not configured.
  * @example new SemanticMiddleware({ ...otherOptions, ...securityOptionsOf(config) });
  */
-export function securityOptionsOf(config: SidecarConfig): Required<Pick<SemanticMiddlewareOptions, 'httpToken' | 'outgoingTokens' | 'tls'>> {
+export function securityOptionsOf(
+  config: SidecarConfig,
+): Required<Pick<SemanticMiddlewareOptions, 'httpToken' | 'outgoingTokens' | 'tls'>> {
   const out = config.outgoingTokens;
   const outgoing = out?.default !== undefined || out?.byAddress !== undefined;
   return {
     httpToken: config.http?.token ?? null,
     tls: config.http?.tls ?? null,
-    outgoingTokens: outgoing ? { ...(out.default !== undefined && { default: out.default }), ...(out.byAddress !== undefined && { byAddress: out.byAddress }) } : null,
+    outgoingTokens: outgoing
+      ? { ...(out.default !== undefined && { default: out.default }), ...(out.byAddress !== undefined && { byAddress: out.byAddress }) }
+      : null,
   };
 }
 

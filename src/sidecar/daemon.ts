@@ -60,8 +60,10 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceTranspor
     logger,
   });
   if (device === undefined) return mw;
-  for (const w of config.workflows) mw.workflow({ capabilityClass: w.capabilityClass, workflowClass: w.workflowClass, name: w.name }, workflowProxy(device, w));
-  for (const s of config.states) mw.state({ capabilityClass: s.capabilityClass, statePropertyClass: s.statePropertyClass, name: s.name }, stateProxy(device, s));
+  for (const w of config.workflows)
+    mw.workflow({ capabilityClass: w.capabilityClass, workflowClass: w.workflowClass, name: w.name }, workflowProxy(device, w));
+  for (const s of config.states)
+    mw.state({ capabilityClass: s.capabilityClass, statePropertyClass: s.statePropertyClass, name: s.name }, stateProxy(device, s));
   if (config.workflows.length > 0) mw.registerCallback(operationRunner(device, config.workflows));
   return mw;
 }

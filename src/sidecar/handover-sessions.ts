@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { SemanticMiddlewareError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import type { HandoverOptions } from '../middleware/handover.js';
+import type { HandoverOptions } from '../middleware/operations/handover.js';
 
 /** No open handover has the id given (never begun, already ended, or expired). */
 export class UnknownHandoverError extends SemanticMiddlewareError {
@@ -90,7 +90,8 @@ export class HandoverSessions {
 
   #take(id: string): OpenHandover {
     const open = typeof id === 'string' ? this.#open.get(id) : undefined;
-    if (open === undefined) throw new UnknownHandoverError(`no open handover has id ${JSON.stringify(id)}: it was never begun, already ended, or expired`);
+    if (open === undefined)
+      throw new UnknownHandoverError(`no open handover has id ${JSON.stringify(id)}: it was never begun, already ended, or expired`);
     this.#forget(id);
     return open;
   }

@@ -7,8 +7,8 @@ import { OperationTimeoutError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
-import type { OperationSnapshot } from '../middleware/operation-watch.js';
-import { jsonBody } from '../middleware/http/json-body.js';
+import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
+import { jsonBody } from '../middleware/surface/json-body.js';
 import type { HandoverSessions } from './handover-sessions.js';
 
 /** What the local API routes act on. */
@@ -38,7 +38,8 @@ function iriField(body: Json, field: string, optional = false): string | undefin
 
 function dataField(body: Json): Json {
   const data = body.data ?? {};
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ValueError(`data must be a JSON object of svc: data fields, got ${preview(data)}`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new ValueError(`data must be a JSON object of svc: data fields, got ${preview(data)}`);
   return data as Json;
 }
 

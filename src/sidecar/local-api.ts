@@ -11,8 +11,8 @@ import express from 'express';
 import { RuntimeError, ValueError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
-import { bearerAuth } from '../middleware/http/bearer-auth.js';
-import { createErrorHandler, notFound } from '../middleware/http/error-handler.js';
+import { bearerAuth } from '../middleware/surface/bearer-auth.js';
+import { createErrorHandler, notFound } from '../middleware/surface/error-handler.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { HandoverSessions } from './handover-sessions.js';
 import { localApiRouter } from './local-api-routes.js';
@@ -98,8 +98,14 @@ export async function clearStaleSocket(path: string): Promise<void> {
     throw err;
   });
   if (info === undefined) return;
-  if (!info.isSocket()) throw new ValueError(`the local API socket path ${path} exists and is not a socket; refusing to replace it (set localApi.socket to another path)`);
-  if (await socketIsLive(path)) throw new RuntimeError(`a process already listens on the local API socket ${path}: is another sidecar running with this localApi.socket?`);
+  if (!info.isSocket())
+    throw new ValueError(
+      `the local API socket path ${path} exists and is not a socket; refusing to replace it (set localApi.socket to another path)`,
+    );
+  if (await socketIsLive(path))
+    throw new RuntimeError(
+      `a process already listens on the local API socket ${path}: is another sidecar running with this localApi.socket?`,
+    );
   await rm(path, { force: true });
 }
 

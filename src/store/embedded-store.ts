@@ -94,7 +94,10 @@ export class EmbeddedStore implements TripleStore {
   }
 
   async select(query: string): Promise<Bindings[]> {
-    return parseSelectJson(this.run('query', () => this.queryJson(query)), this.description);
+    return parseSelectJson(
+      this.run('query', () => this.queryJson(query)),
+      this.description,
+    );
   }
 
   async ask(query: string): Promise<boolean> {
@@ -187,7 +190,10 @@ export class EmbeddedStore implements TripleStore {
   }
 
   private askNow(query: string): boolean {
-    return parseAskJson(this.guard(() => this.queryJson(query)), this.description);
+    return parseAskJson(
+      this.guard(() => this.queryJson(query)),
+      this.description,
+    );
   }
 
   private applyUpdate(update: string): void {

@@ -28,7 +28,8 @@ export async function listGenerations(dir: string): Promise<{ snapshots: number[
   for (const name of await readdir(dir)) {
     const match = /^(snapshot|journal)-(\d+)\.(nq|log)(\.tmp)?$/u.exec(name);
     if (!match) continue;
-    if (match[4]) await rm(join(dir, name), { force: true }); // a snapshot a crash interrupted
+    if (match[4])
+      await rm(join(dir, name), { force: true }); // a snapshot a crash interrupted
     else (match[1] === 'snapshot' ? snapshots : journals).push(Number(match[2]));
   }
   const ascending = (a: number, b: number): number => a - b;

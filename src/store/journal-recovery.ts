@@ -83,7 +83,10 @@ async function setAsideDamage({ dir, gen, buf, validBytes, later, logger }: Dama
     const stamp = Date.now();
     await writeFile(`${path}.damaged-${stamp}`, tail);
     for (const g of later) await rename(join(dir, journalName(g)), join(dir, `${journalName(g)}.damaged-${stamp}`));
-    logger.warn({ file: path, bytes: tail.length, laterJournals: later.length }, 'journal is damaged; replay stopped at the first bad entry, the rest is kept aside as *.damaged-*');
+    logger.warn(
+      { file: path, bytes: tail.length, laterJournals: later.length },
+      'journal is damaged; replay stopped at the first bad entry, the rest is kept aside as *.damaged-*',
+    );
   }
   const handle = await open(path, 'r+');
   try {

@@ -8,11 +8,7 @@ import type { Bindings } from './triple-store.js';
  * Graphs every Virtuoso holds for itself (its RDF views, LDP and endpoint descriptions);
  * `dump()` without a graph leaves them out. Other stores do not have them, so the filter is harmless there.
  */
-export const SYSTEM_GRAPHS = [
-  'http://www.openlinksw.com/schemas/virtrdf#',
-  'http://www.w3.org/ns/ldp#',
-  'http://localuriqaserver/sparql',
-];
+export const SYSTEM_GRAPHS = ['http://www.openlinksw.com/schemas/virtrdf#', 'http://www.w3.org/ns/ldp#', 'http://localuriqaserver/sparql'];
 
 /**
  * N-Quads of one graph, or of every graph but {@link SYSTEM_GRAPHS}, read through `select` in

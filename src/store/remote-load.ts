@@ -18,7 +18,6 @@ export function parseDocument(document: string, options: LoadOptions): Quad[] {
   }
 }
 
-
 /**
  * Splits triples into requests of at most `size`, keeping every set of triples connected
  * through blank nodes in one request (an oversized set goes alone). Document order otherwise.
@@ -28,7 +27,7 @@ export function chunkByBlankNodes(quads: readonly Quad[], size: number): Quad[][
   const find = (x: string): string => {
     let root = x;
     while (parent.get(root) !== root) root = parent.get(root)!;
-    for (let y = x; y !== root; ) {
+    for (let y = x; y !== root;) {
       const next = parent.get(y)!;
       parent.set(y, root);
       y = next;

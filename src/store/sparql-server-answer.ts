@@ -38,7 +38,10 @@ export async function execute(store: TripleStore, op: SparqlOperation): Promise<
   }
   const form = queryForm(op.text);
   if (form === 'CONSTRUCT' || form === 'DESCRIBE') {
-    throw new ProtocolError(400, `${form} queries are not served here: this endpoint answers SELECT and ASK (the store seam returns bindings only)`);
+    throw new ProtocolError(
+      400,
+      `${form} queries are not served here: this endpoint answers SELECT and ASK (the store seam returns bindings only)`,
+    );
   }
   if (form === 'ASK') return { status: 200, type: SPARQL_RESULTS_JSON, body: askResultJson(await store.ask(op.text)) };
   // Anything else is run as a SELECT: the store's parser says what is wrong with a malformed one.

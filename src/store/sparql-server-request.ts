@@ -39,11 +39,16 @@ const DATASET_PARAMS = ['default-graph-uri', 'named-graph-uri', 'using-graph-uri
 export async function readOperation(req: IncomingMessage, url: URL, limitBytes: number): Promise<SparqlOperation> {
   if (req.method === 'GET') return fromParams(url.searchParams, false);
   if (req.method !== 'POST') {
-    throw new ProtocolError(405, `method ${req.method ?? '?'} is not allowed: send queries by GET or POST and updates by POST`, { allow: 'GET, POST' });
+    throw new ProtocolError(405, `method ${req.method ?? '?'} is not allowed: send queries by GET or POST and updates by POST`, {
+      allow: 'GET, POST',
+    });
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== FORM && type !== QUERY_BODY && type !== UPDATE_BODY) {
-    throw new ProtocolError(415, `content type ${JSON.stringify(type || '(none)')} is not accepted: expected ${FORM}, ${QUERY_BODY} or ${UPDATE_BODY}`);
+    throw new ProtocolError(
+      415,
+      `content type ${JSON.stringify(type || '(none)')} is not accepted: expected ${FORM}, ${QUERY_BODY} or ${UPDATE_BODY}`,
+    );
   }
   const body = await readBody(req, limitBytes);
   if (type === FORM) return fromParams(new URLSearchParams(body), true);
@@ -74,7 +79,8 @@ function refuseDataset(params: URLSearchParams): void {
  */
 export async function readBody(req: IncomingMessage, limitBytes: number): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  const tooLarge = () => new ProtocolError(413, `request body is larger than ${limitBytes} bytes (bodyLimitBytes)`, { connection: 'close' });
+  const tooLarge = () =>
+    new ProtocolError(413, `request body is larger than ${limitBytes} bytes (bodyLimitBytes)`, { connection: 'close' });
   if (declared > limitBytes) throw tooLarge();
   // Events, not `for await`: leaving an async iteration early destroys the request, and with
   // it the socket the 413 must be answered on.

@@ -96,21 +96,38 @@ interface Settings {
 
 function checkOptions(options: SparqlServerOptions): Settings {
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValueError(`port must be an integer from 0 to 65535, got ${JSON.stringify(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ValueError(`port must be an integer from 0 to 65535, got ${JSON.stringify(port)}`);
   const limit = options.bodyLimitBytes ?? LIMITS.maxJournalEntryBytes;
-  if (!Number.isSafeInteger(limit) || limit <= 0) throw new ValueError(`bodyLimitBytes must be a positive integer, got ${JSON.stringify(limit)}`);
-  if (options.token !== undefined && options.token.trim().length < 8) throw new ValueError('token must hold at least 8 characters besides white space');
+  if (!Number.isSafeInteger(limit) || limit <= 0)
+    throw new ValueError(`bodyLimitBytes must be a positive integer, got ${JSON.stringify(limit)}`);
+  if (options.token !== undefined && options.token.trim().length < 8)
+    throw new ValueError('token must hold at least 8 characters besides white space');
   if (options.socketPath !== undefined && options.socketPath.length === 0) throw new ValueError('socketPath is empty');
-  return { host: options.host ?? '127.0.0.1', port, socketPath: options.socketPath, logger: options.logger, limit, token: options.token?.trim() };
+  return {
+    host: options.host ?? '127.0.0.1',
+    port,
+    socketPath: options.socketPath,
+    logger: options.logger,
+    limit,
+    token: options.token?.trim(),
+  };
 }
 
-async function handle(store: TripleStore, settings: Settings, closing: () => boolean, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  store: TripleStore,
+  settings: Settings,
+  closing: () => boolean,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
   let kind = 'request';
   let answer: Answer;
   try {
-    if (url.pathname !== '/sparql') throw new ProtocolError(404, `no endpoint at ${JSON.stringify(url.pathname)}: the SPARQL endpoint is /sparql`);
+    if (url.pathname !== '/sparql')
+      throw new ProtocolError(404, `no endpoint at ${JSON.stringify(url.pathname)}: the SPARQL endpoint is /sparql`);
     authorize(req, settings.token);
     if (closing()) throw new ProtocolError(503, 'the SPARQL server is shutting down', { connection: 'close' });
     const op = await readOperation(req, url, settings.limit);
@@ -123,7 +140,10 @@ async function handle(store: TripleStore, settings: Settings, closing: () => boo
   // A refused request's body is read to its end, so the client gets to read the answer.
   if (!req.complete) req.resume();
   send(res, answer);
-  settings.logger?.debug({ method: req.method, kind, status: answer.status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'sparql request');
+  settings.logger?.debug(
+    { method: req.method, kind, status: answer.status, ms: Math.round((performance.now() - started) * 100) / 100 },
+    'sparql request',
+  );
 }
 
 function send(res: ServerResponse, answer: Answer): void {
@@ -133,7 +153,9 @@ function send(res: ServerResponse, answer: Answer): void {
     return;
   }
   const body = Buffer.from(answer.body, 'utf8');
-  res.writeHead(answer.status, { ...headers, 'content-type': answer.type ?? 'text/plain; charset=utf-8', 'content-length': body.length }).end(body);
+  res
+    .writeHead(answer.status, { ...headers, 'content-type': answer.type ?? 'text/plain; charset=utf-8', 'content-length': body.length })
+    .end(body);
 }
 
 function logFailure(logger: Logger | undefined, answer: Answer, error: unknown, kind: string): void {
@@ -146,7 +168,12 @@ async function listen(server: Server, settings: Settings): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const where = settings.socketPath ?? `${settings.host}:${settings.port}`;
-      if (error.code === 'EADDRINUSE') reject(new RuntimeError(`${where} is already in use: stop the process listening there, or pick another port (0 picks a free one)`, { cause: error }));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new RuntimeError(`${where} is already in use: stop the process listening there, or pick another port (0 picks a free one)`, {
+            cause: error,
+          }),
+        );
       else reject(new RuntimeError(`cannot listen on ${where}: ${error.message}`, { cause: error }));
     });
     if (settings.socketPath !== undefined) server.listen(settings.socketPath, resolve);

@@ -72,7 +72,8 @@ function checkLexical(value: unknown): string {
   if (!value.isWellFormed()) throw new ValueError(`literal value ${preview(value)} contains a lone surrogate (not valid Unicode)`);
   // Refused on every store, so data stays portable between them: Virtuoso stores some such texts
   // (seen: "\uFEFF__proto__\u0000") so that a later DELETE ... WHERE of the same value matches nothing.
-  if (value.includes('\u0000')) throw new ValueError(`literal value ${preview(value)} contains U+0000 (NUL), which SPARQL stores do not keep faithfully`);
+  if (value.includes('\u0000'))
+    throw new ValueError(`literal value ${preview(value)} contains U+0000 (NUL), which SPARQL stores do not keep faithfully`);
   return value;
 }
 
@@ -88,7 +89,10 @@ export function sparqlLiteral(term: Pick<LiteralTerm, 'value' | 'datatype' | 'la
     if (!LANGUAGE_TAG.test(term.language)) throw new ValueError(`language tag ${preview(term.language)} is not valid`);
     return `${quoted}@${term.language}`;
   }
-  if (term.datatype === w3.langString) throw new ValueError(`literal ${preview(term.value)} has datatype rdf:langString but no language tag (language ${preview(term.language ?? '')})`);
+  if (term.datatype === w3.langString)
+    throw new ValueError(
+      `literal ${preview(term.value)} has datatype rdf:langString but no language tag (language ${preview(term.language ?? '')})`,
+    );
   // An absent datatype means xsd:string; an empty one is a malformed term and refused by sparqlIri.
   if (term.datatype === undefined || term.datatype === xsd.string) return quoted;
   return `${quoted}^^${sparqlIri(term.datatype)}`;

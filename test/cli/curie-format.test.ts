@@ -24,7 +24,9 @@ describe('CLI CURIEs', () => {
         return undefined;
       })();
       expect(error).toBeInstanceOf(UsageError);
-      expect((error as Error).message).toMatch(/^--resource ".*" (is not a valid absolute IRI|the local name).*\(expected an absolute IRI or a CURIE with one of the prefixes cfc:, svc:, mes:, .*plant:\)$/u);
+      expect((error as Error).message).toMatch(
+        /^--resource ".*" (is not a valid absolute IRI|the local name).*\(expected an absolute IRI or a CURIE with one of the prefixes cfc:, svc:, mes:, .*plant:\)$/u,
+      );
     }
   });
 
@@ -52,6 +54,11 @@ describe('CLI text output', () => {
   });
 
   it('should pad columns to the widest cell and leave the last one unpadded', () => {
-    expect(table([['A', 'BB', 'C'], ['long', 'x', 'last']])).toBe('A     BB  C\nlong  x   last\n');
+    expect(
+      table([
+        ['A', 'BB', 'C'],
+        ['long', 'x', 'last'],
+      ]),
+    ).toBe('A     BB  C\nlong  x   last\n');
   });
 });

@@ -2,11 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintOperationIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
+import {
+  buildStateEndpoint,
+  buildWorkflowEndpoint,
+  mintCapabilityIri,
+  mintOperationIri,
+  mintServiceIri,
+  mintStatePropertyIri,
+  mintWorkflowIri,
+} from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
 import { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE } from '../../src/ontology/files.js';
 import { provisionOntology } from '../../src/ontology/provision.js';
-import { createOperation, deregisterService, registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/index.js';
+import {
+  createOperation,
+  deregisterService,
+  registerService,
+  registerStateProperty,
+  registerWorkflow,
+  updateHeartbeat,
+} from '../../src/registration/index.js';
 import { openEmbeddedStore } from '../../src/store/embedded-store.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
 import { OperationStatus, plant } from '../../src/vocab/index.js';
@@ -21,13 +36,24 @@ const VIRTUOSO_GRAPH = `urn:test:cli-graph:${process.pid}-${Date.now()}`;
 const service = (resource: string, port: number): string => mintServiceIri(resource, `http://127.0.0.1:${port}`);
 
 /** Registers one Service of `resource` on `port` with a Workflow per entry and a heartbeat `ageSeconds` old. */
-async function register(ogm: OGM, resource: string, port: number, workflows: [string, string, string][], ageSeconds: number): Promise<void> {
+async function register(
+  ogm: OGM,
+  resource: string,
+  port: number,
+  workflows: [string, string, string][],
+  ageSeconds: number,
+): Promise<void> {
   const address = `http://127.0.0.1:${port}`;
   const serviceIri = service(resource, port);
   await registerService(ogm, { resourceIri: resource, serviceIri, serviceClass: plant.ControllerService, address });
   for (const [name, workflowClass, capabilityClass] of workflows) {
     const common = { resourceIri: resource, serviceIri, capabilityIri: mintCapabilityIri(resource, name), capabilityClass };
-    await registerWorkflow(ogm, { ...common, workflowIri: mintWorkflowIri(serviceIri, name), workflowClass, endpoint: buildWorkflowEndpoint(address, name) });
+    await registerWorkflow(ogm, {
+      ...common,
+      workflowIri: mintWorkflowIri(serviceIri, name),
+      workflowClass,
+      endpoint: buildWorkflowEndpoint(address, name),
+    });
   }
   await updateHeartbeat(ogm, serviceIri, { timestamp: new Date(Date.now() - ageSeconds * 1000) });
 }
@@ -36,13 +62,28 @@ async function register(ogm: OGM, resource: string, port: number, workflows: [st
 // fresh controller (pick); conveyor1: a deregistered controller (transport). door1 has two
 // queued Operations and one running.
 async function populate(ogm: OGM): Promise<void> {
-  await register(ogm, plant.door1, 8001, [['open', plant.OpenDoorWorkflow, plant.DoorOpeningCapability], ['close', plant.CloseDoorWorkflow, plant.DoorClosingCapability]], 5);
+  await register(
+    ogm,
+    plant.door1,
+    8001,
+    [
+      ['open', plant.OpenDoorWorkflow, plant.DoorOpeningCapability],
+      ['close', plant.CloseDoorWorkflow, plant.DoorClosingCapability],
+    ],
+    5,
+  );
   await register(ogm, plant.door1, 8002, [['open', plant.OpenDoorWorkflow, plant.DoorOpeningCapability]], 600);
   await register(ogm, plant.robot1, 9001, [['pick', plant.PickAndPlaceWorkflow, plant.PickAndPlaceCapability]], 1);
   await register(ogm, plant.conveyor1, 9101, [['transport', plant.TransportWorkflow, plant.TransportCapability]], 1);
   await deregisterService(ogm, service(plant.conveyor1, 9101));
   const monitor = service(plant.door1, 8003);
-  await registerService(ogm, { resourceIri: plant.door1, serviceIri: monitor, serviceClass: plant.MonitorService, address: 'http://127.0.0.1:8003', reachable: false });
+  await registerService(ogm, {
+    resourceIri: plant.door1,
+    serviceIri: monitor,
+    serviceClass: plant.MonitorService,
+    address: 'http://127.0.0.1:8003',
+    reachable: false,
+  });
   await registerStateProperty(ogm, {
     resourceIri: plant.door1,
     serviceIri: monitor,
@@ -54,7 +95,12 @@ async function populate(ogm: OGM): Promise<void> {
   });
   for (const status of [OperationStatus.QUEUED, OperationStatus.QUEUED, OperationStatus.RUNNING]) {
     const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(ogm, { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(plant.door1, 'open'), status });
+    await createOperation(ogm, {
+      operationIri,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+      status,
+    });
   }
 }
 
@@ -99,8 +145,15 @@ function describeReadCommands(name: string, location: () => string, graph?: stri
       const result = run(['discover', '--capability', 'plant:DoorOpeningCapability', '--store', store(), '--json']);
       expect(result.status).toBe(0);
       const receivers = JSON.parse(result.stdout) as Receiver[];
-      expect(receivers.map((r) => [r.address, r.fresh])).toEqual([['http://127.0.0.1:8001', true], ['http://127.0.0.1:8002', false]]);
-      expect(receivers[0]).toMatchObject({ capability: mintCapabilityIri(plant.door1, 'open'), service: service(plant.door1, 8001), resource: plant.door1 });
+      expect(receivers.map((r) => [r.address, r.fresh])).toEqual([
+        ['http://127.0.0.1:8001', true],
+        ['http://127.0.0.1:8002', false],
+      ]);
+      expect(receivers[0]).toMatchObject({
+        capability: mintCapabilityIri(plant.door1, 'open'),
+        service: service(plant.door1, 8001),
+        resource: plant.door1,
+      });
       expect(receivers[1]!.heartbeatAgeSeconds).toBeGreaterThanOrEqual(600);
     });
 
@@ -109,7 +162,12 @@ function describeReadCommands(name: string, location: () => string, graph?: stri
       expect(result.status).toBe(0);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^HEARTBEAT\s+RESOURCE\s+ADDRESS\s+SERVICE\s+CAPABILITY$/u);
-      expect(lines.slice(1).map((l) => l.split(/\s{2,}/u)[2])).toEqual(['http://127.0.0.1:9001', 'http://127.0.0.1:8001', 'http://127.0.0.1:8001', 'http://127.0.0.1:8002']);
+      expect(lines.slice(1).map((l) => l.split(/\s{2,}/u)[2])).toEqual([
+        'http://127.0.0.1:9001',
+        'http://127.0.0.1:8001',
+        'http://127.0.0.1:8001',
+        'http://127.0.0.1:8002',
+      ]);
       expect(lines.at(-1)).toMatch(/^10m \d+s ago \(stale\)\s+plant:door1\s+/u);
       expect(result.stdout).not.toContain('9101');
     });
@@ -133,7 +191,13 @@ function describeReadCommands(name: string, location: () => string, graph?: stri
         [service(plant.door1, 8002), [plant.ControllerService], true],
         [service(plant.door1, 8003), [plant.MonitorService], false],
       ]);
-      expect(status.capabilities.map((c: Record<string, unknown>) => [c.capability, (c.workflows as string[]).length, (c.stateProperties as string[]).length])).toEqual([
+      expect(
+        status.capabilities.map((c: Record<string, unknown>) => [
+          c.capability,
+          (c.workflows as string[]).length,
+          (c.stateProperties as string[]).length,
+        ]),
+      ).toEqual([
         [mintCapabilityIri(plant.door1, 'close'), 1, 0],
         [mintCapabilityIri(plant.door1, 'door_state'), 0, 1],
         [mintCapabilityIri(plant.door1, 'open'), 2, 0],
@@ -147,7 +211,9 @@ function describeReadCommands(name: string, location: () => string, graph?: stri
       const result = run(['status', '--resource', 'plant:door1', '--store', store()]);
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('Resource plant:door1 in graph');
-      expect(result.stdout).toMatch(/Services \(3\):\n {2}plant:door1_service_\S+\s+plant:ControllerService\s+reachable\s+http:\/\/127\.0\.0\.1:8001\s+heartbeat (\d+m )?\d+s ago/u);
+      expect(result.stdout).toMatch(
+        /Services \(3\):\n {2}plant:door1_service_\S+\s+plant:ControllerService\s+reachable\s+http:\/\/127\.0\.0\.1:8001\s+heartbeat (\d+m )?\d+s ago/u,
+      );
       expect(result.stdout).toContain('Operations: 2 queued, 1 running');
       const none = run(['status', '--resource', 'https://example.org/plant#nobody', '--store', store()]);
       expect(none.status).toBe(1);
@@ -177,14 +243,19 @@ describe('after store serve', () => {
   });
 });
 if (VIRTUOSO) describeReadCommands('Virtuoso', () => VIRTUOSO, VIRTUOSO_GRAPH);
-else it('runs discover and status on Virtuoso (set SPARQL_ENDPOINT)', () => console.warn('SKIPPED: set SPARQL_ENDPOINT to run the CLI on Virtuoso'));
+else
+  it('runs discover and status on Virtuoso (set SPARQL_ENDPOINT)', () =>
+    console.warn('SKIPPED: set SPARQL_ENDPOINT to run the CLI on Virtuoso'));
 
 describe('discover and status usage', () => {
   it('should exit 2 on a bad IRI, a missing flag or a bad number, naming it', () => {
     const cases: [string[], string][] = [
       [['discover', '--capability', 'not an iri', '--store', 'memory'], '--capability "not an iri" is not a valid absolute IRI'],
       [['discover', '--store', 'memory'], "required option '--capability <class>' not specified"],
-      [['discover', '--capability', 'plant:X', '--store', 'memory', '--limit', '0'], '--limit must be a whole number from 1 to 10000, got "0"'],
+      [
+        ['discover', '--capability', 'plant:X', '--store', 'memory', '--limit', '0'],
+        '--limit must be a whole number from 1 to 10000, got "0"',
+      ],
       [['status', '--resource', 'plant:door 1', '--store', 'memory'], 'expected an absolute IRI or a CURIE with one of the prefixes'],
       [['status', '--resource', 'plant:door1'], "required option '--store <url>' not specified"],
     ];

@@ -19,15 +19,26 @@ function bridgeSync(args: string[]) {
 describe('mock PLC bridge', () => {
   it('should print its listening port for --port 0 and one JSON line per request', async () => {
     const bridge = await spawnBridge({ kind: 'conveyor' });
-    expect(bridge.lines[0]).toMatchObject({ event: 'listening', kind: 'conveyor', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(bridge.lines[0]).toMatchObject({
+      event: 'listening',
+      kind: 'conveyor',
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
     const device = openDeviceTransport(bridge.target);
-    await expect(device.request({ method: 'POST', path: '/move', body: { distance: 2.5, operation: 'urn:op:1' }, timeoutMs: 5000 })).resolves.toEqual({
+    await expect(
+      device.request({ method: 'POST', path: '/move', body: { distance: 2.5, operation: 'urn:op:1' }, timeoutMs: 5000 }),
+    ).resolves.toEqual({
       ok: true,
       belt: { position: 2.5 },
       operation: 'urn:op:1',
     });
-    await expect(device.request({ method: 'GET', path: '/state/belt', timeoutMs: 5000 })).resolves.toEqual({ position: 2.5, running: false });
-    const bad = (await device.request({ method: 'POST', path: '/move', body: { distance: 'far' }, timeoutMs: 5000 }).catch((e: unknown) => e)) as DeviceAnswerError;
+    await expect(device.request({ method: 'GET', path: '/state/belt', timeoutMs: 5000 })).resolves.toEqual({
+      position: 2.5,
+      running: false,
+    });
+    const bad = (await device
+      .request({ method: 'POST', path: '/move', body: { distance: 'far' }, timeoutMs: 5000 })
+      .catch((e: unknown) => e)) as DeviceAnswerError;
     expect([bad.deviceStatus, bad.detail]).toEqual([400, 'distance must be a number, got "far"']);
     const wrong = (await device.request({ method: 'GET', path: '/move', timeoutMs: 5000 }).catch((e: unknown) => e)) as DeviceAnswerError;
     expect(wrong.deviceStatus).toBe(405);
@@ -100,7 +111,9 @@ describe('mock PLC bridge', () => {
   it('should fail every workflow call with --fail-rate 1 but still serve state', async () => {
     const bridge = await spawnBridge({ kind: 'door', args: ['--fail-rate', '1'] });
     const device = openDeviceTransport(bridge.target);
-    const err = (await device.request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 }).catch((e: unknown) => e)) as DeviceAnswerError;
+    const err = (await device
+      .request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 })
+      .catch((e: unknown) => e)) as DeviceAnswerError;
     expect([err.deviceStatus, err.detail]).toEqual([500, 'injected failure (fail-rate 1)']);
     await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('closed');
     await device.close();

@@ -19,7 +19,14 @@ const SP = 'https://example.org/plant#GripperState';
 const OP = 'https://example.org/plant#PickOperation_op_0123456789ab';
 
 const pick: WorkflowDeclaration = { name: 'pick', capabilityClass: CAP, workflowClass: WF, path: '/pick' };
-const place: WorkflowDeclaration = { name: 'place', capabilityClass: CAP, workflowClass: WF, path: '/place', method: 'POST', timeoutMs: 300 };
+const place: WorkflowDeclaration = {
+  name: 'place',
+  capabilityClass: CAP,
+  workflowClass: WF,
+  path: '/place',
+  method: 'POST',
+  timeoutMs: 300,
+};
 const gripper: StateDeclaration = { name: 'gripper', capabilityClass: CAP, statePropertyClass: SP, path: '/state/gripper' };
 
 let sockets: Awaited<ReturnType<typeof socketDir>>;
@@ -85,7 +92,9 @@ describe('workflowProxy and stateProxy', () => {
   });
 
   it('should refuse a state declaration with a bad path', () => {
-    expect(() => stateProxy(device, { ...gripper, path: '/state/grip per' })).toThrow('state property "gripper" path "/state/grip per" is not an absolute path');
+    expect(() => stateProxy(device, { ...gripper, path: '/state/grip per' })).toThrow(
+      'state property "gripper" path "/state/grip per" is not an absolute path',
+    );
   });
 });
 
@@ -102,7 +111,10 @@ describe('operationRunner', () => {
   });
 
   it('should keep the operation IRI when a data field is called "operation"', async () => {
-    const answer = (await run()({ operationIri: OP, workflowName: 'place', data: { operation: 'urn:spoofed' } })) as Record<string, unknown>;
+    const answer = (await run()({ operationIri: OP, workflowName: 'place', data: { operation: 'urn:spoofed' } })) as Record<
+      string,
+      unknown
+    >;
     expect(answer.operation).toBe(OP);
   });
 
@@ -117,7 +129,9 @@ describe('operationRunner', () => {
   });
 
   it('should turn the device error into the failure whose message becomes the reason', async () => {
-    const err = (await run()({ operationIri: OP, workflowName: 'pick', data: { fail: 'no part in reach' } }).catch((e: unknown) => e)) as Error;
+    const err = (await run()({ operationIri: OP, workflowName: 'pick', data: { fail: 'no part in reach' } }).catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(err).toBeInstanceOf(DeviceAnswerError);
     expect(err.message).toContain('answered HTTP 500: no part in reach');
   });

@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { DeviceAnswerError, DeviceReplyError, DeviceTimeoutError, openDeviceTransport, type DeviceTransport } from '../../src/device/index.js';
+import {
+  DeviceAnswerError,
+  DeviceReplyError,
+  DeviceTimeoutError,
+  openDeviceTransport,
+  type DeviceTransport,
+} from '../../src/device/index.js';
 import { LIMITS } from '../../src/limits.js';
 import { socketDir } from './support/bridge.js';
 import { bodyText, startTinyServer, type TinyServer } from './support/tiny-server.js';
@@ -106,7 +112,9 @@ describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) 
 
   it('should keep a structured FastAPI detail and say so for an empty error body', async () => {
     const detail = [{ loc: ['body', 'speed'], msg: 'field required' }];
-    const d = await serve((req, res) => (req.url === '/state/x' ? res.writeHead(422).end(JSON.stringify({ detail })) : res.writeHead(409).end()));
+    const d = await serve((req, res) =>
+      req.url === '/state/x' ? res.writeHead(422).end(JSON.stringify({ detail })) : res.writeHead(409).end(),
+    );
     const err = (await failure(d)) as DeviceAnswerError;
     expect(err.detail).toEqual(detail);
     expect(err.message).toContain(`answered HTTP 422: ${JSON.stringify(detail)}`);

@@ -5,8 +5,16 @@ import { startTinyServer } from './support/tiny-server.js';
 
 describe('resolveTarget', () => {
   it('should accept http(s) URLs and describe them without a trailing slash', () => {
-    expect(resolveTarget({ url: 'http://127.0.0.1:9000/' })).toEqual({ origin: 'http://127.0.0.1:9000', basePath: '', description: 'http://127.0.0.1:9000' });
-    expect(resolveTarget({ url: 'https://plc.local/api/v1/' })).toMatchObject({ origin: 'https://plc.local', basePath: '/api/v1', description: 'https://plc.local/api/v1' });
+    expect(resolveTarget({ url: 'http://127.0.0.1:9000/' })).toEqual({
+      origin: 'http://127.0.0.1:9000',
+      basePath: '',
+      description: 'http://127.0.0.1:9000',
+    });
+    expect(resolveTarget({ url: 'https://plc.local/api/v1/' })).toMatchObject({
+      origin: 'https://plc.local',
+      basePath: '/api/v1',
+      description: 'https://plc.local/api/v1',
+    });
   });
 
   it('should accept a socket path and describe it as unix:<path>', () => {
@@ -19,7 +27,10 @@ describe('resolveTarget', () => {
   });
 
   it.each([
-    [{ url: 'ftp://127.0.0.1/x' }, 'device url "ftp://127.0.0.1/x" has scheme "ftp:" (expected an http(s) URL such as "http://127.0.0.1:9000")'],
+    [
+      { url: 'ftp://127.0.0.1/x' },
+      'device url "ftp://127.0.0.1/x" has scheme "ftp:" (expected an http(s) URL such as "http://127.0.0.1:9000")',
+    ],
     [{ url: 'not a url' }, 'device url "not a url" is not a URL'],
     [{ url: 'unix:/run/door.sock' }, 'device url "unix:/run/door.sock" has scheme "unix:"'],
     [{ url: 'http://user:pw@127.0.0.1:9000' }, 'may not carry credentials, a query or a fragment'],
@@ -36,7 +47,9 @@ describe('resolveTarget', () => {
   });
 
   it('should refuse a bad reply limit', () => {
-    expect(() => openDeviceTransport({ url: 'http://127.0.0.1:9000' }, { maxReplyBytes: -1 })).toThrow('maxReplyBytes -1 is not a positive whole number of bytes');
+    expect(() => openDeviceTransport({ url: 'http://127.0.0.1:9000' }, { maxReplyBytes: -1 })).toThrow(
+      'maxReplyBytes -1 is not a positive whole number of bytes',
+    );
   });
 
   it('should put a base URL path in front of every request path', async () => {
@@ -69,6 +82,8 @@ describe('assertDevicePath', () => {
   });
 
   it.each(['open', '', '//host/x', '/a b', '/a#frag', '/a\nb', 'http://x/open'])('should refuse %j', (path) => {
-    expect(() => assertDevicePath(path, 'workflow "open" path')).toThrow(`workflow "open" path ${JSON.stringify(path)} is not an absolute path`);
+    expect(() => assertDevicePath(path, 'workflow "open" path')).toThrow(
+      `workflow "open" path ${JSON.stringify(path)} is not an absolute path`,
+    );
   });
 });

@@ -21,8 +21,12 @@ describe('DeviceTransport.close while the device hangs', () => {
       const err = (await hung) as RuntimeError;
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(err).toBeInstanceOf(RuntimeError);
-      expect(err.message).toBe(`device transport ${device.description} was closed while a call was waiting for the device; the call was abandoned`);
-      await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 1000 })).rejects.toThrow(`device transport ${device.description} is closed`);
+      expect(err.message).toBe(
+        `device transport ${device.description} was closed while a call was waiting for the device; the call was abandoned`,
+      );
+      await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 1000 })).rejects.toThrow(
+        `device transport ${device.description} is closed`,
+      );
     } finally {
       await server.close();
     }

@@ -55,7 +55,9 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
   });
 
   it('should turn a 500 with a detail into a DeviceAnswerError that keeps status and detail', async () => {
-    const err = await device.request({ method: 'POST', path: '/open', body: { fail: 'door jammed' }, timeoutMs: 5000 }).catch((e: unknown) => e);
+    const err = await device
+      .request({ method: 'POST', path: '/open', body: { fail: 'door jammed' }, timeoutMs: 5000 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeviceAnswerError);
     const answer = err as DeviceAnswerError;
     expect(answer).toBeInstanceOf(DeviceError);
@@ -66,7 +68,9 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
   });
 
   it('should report an unknown path as the device answering 404', async () => {
-    const err = (await device.request({ method: 'GET', path: '/state/nothing', timeoutMs: 5000 }).catch((e: unknown) => e)) as DeviceAnswerError;
+    const err = (await device
+      .request({ method: 'GET', path: '/state/nothing', timeoutMs: 5000 })
+      .catch((e: unknown) => e)) as DeviceAnswerError;
     expect(err).toBeInstanceOf(DeviceAnswerError);
     expect(err.deviceStatus).toBe(404);
     expect(err.detail).toBe('a door bridge has no GET /state/nothing');
@@ -74,7 +78,9 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
 
   it('should fail a hung call with DeviceTimeoutError near its timeout and keep working', async () => {
     const started = Date.now();
-    const err = (await device.request({ method: 'POST', path: '/open', body: { hang: true }, timeoutMs: 300 }).catch((e: unknown) => e)) as DeviceTimeoutError;
+    const err = (await device
+      .request({ method: 'POST', path: '/open', body: { hang: true }, timeoutMs: 300 })
+      .catch((e: unknown) => e)) as DeviceTimeoutError;
     const elapsed = Date.now() - started;
     expect(err).toBeInstanceOf(DeviceTimeoutError);
     expect([err.status, err.code, err.timeoutMs]).toEqual([504, 'SM_DEVICE_TIMEOUT', 300]);
@@ -103,7 +109,9 @@ describe('DeviceTransport when the device is not there', () => {
     const server = await startTinyServer(() => undefined);
     await server.close();
     const device = openDeviceTransport(server.target);
-    const err = (await device.request({ method: 'POST', path: '/open', body: {}, timeoutMs: 2000 }).catch((e: unknown) => e)) as DeviceUnreachableError;
+    const err = (await device
+      .request({ method: 'POST', path: '/open', body: {}, timeoutMs: 2000 })
+      .catch((e: unknown) => e)) as DeviceUnreachableError;
     await device.close();
     expect(err).toBeInstanceOf(DeviceUnreachableError);
     expect([err.status, err.code, err.reasonCode]).toEqual([502, 'SM_DEVICE_UNREACHABLE', 'ECONNREFUSED']);
@@ -114,11 +122,15 @@ describe('DeviceTransport when the device is not there', () => {
 
   it('should report a missing socket file as DeviceUnreachableError (ENOENT)', async () => {
     const device = openDeviceTransport({ socketPath: sockets.path('missing.sock') });
-    const err = (await device.request({ method: 'GET', path: '/state/door', timeoutMs: 2000 }).catch((e: unknown) => e)) as DeviceUnreachableError;
+    const err = (await device
+      .request({ method: 'GET', path: '/state/door', timeoutMs: 2000 })
+      .catch((e: unknown) => e)) as DeviceUnreachableError;
     await device.close();
     expect(err).toBeInstanceOf(DeviceUnreachableError);
     expect(err.reasonCode).toBe('ENOENT');
-    expect(err.message).toContain(`the socket file does not exist (ENOENT); is the device bridge running on unix:${sockets.path('missing.sock')}?`);
+    expect(err.message).toContain(
+      `the socket file does not exist (ENOENT); is the device bridge running on unix:${sockets.path('missing.sock')}?`,
+    );
   });
 
   it('should survive the bridge dying mid-request, then reach a restarted bridge on the same socket', async () => {
@@ -135,7 +147,9 @@ describe('DeviceTransport when the device is not there', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(err.message).toContain('did the bridge crash?');
     // The killed bridge left its socket file behind: nobody listens on it.
-    const stale = (await device.request({ method: 'GET', path: '/state/door', timeoutMs: 2000 }).catch((e: unknown) => e)) as DeviceUnreachableError;
+    const stale = (await device
+      .request({ method: 'GET', path: '/state/door', timeoutMs: 2000 })
+      .catch((e: unknown) => e)) as DeviceUnreachableError;
     expect(stale.reasonCode).toBe('ECONNREFUSED');
     const second = await spawnBridge({ socket });
     await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('closed');
@@ -169,10 +183,14 @@ describe('DeviceTransport lifecycle and checks', () => {
       'device path "state/door" is not an absolute path',
     );
     await expect(device.request({ method: 'GET', path: '//evil.example/x', timeoutMs: 100 })).rejects.toThrow(ValueError);
-    await expect(device.request({ method: 'GET', path: '/x', timeoutMs: 0 })).rejects.toThrow('timeoutMs 0 is not a positive whole number of milliseconds');
+    await expect(device.request({ method: 'GET', path: '/x', timeoutMs: 0 })).rejects.toThrow(
+      'timeoutMs 0 is not a positive whole number of milliseconds',
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    await expect(device.request({ method: 'POST', path: '/x', body: cyclic, timeoutMs: 100 })).rejects.toThrow(`the body of POST /x for device ${device.description} is not JSON`);
+    await expect(device.request({ method: 'POST', path: '/x', body: cyclic, timeoutMs: 100 })).rejects.toThrow(
+      `the body of POST /x for device ${device.description} is not JSON`,
+    );
     await expect(device.request({ method: 'POST', path: '/x', body: 10n, timeoutMs: 100 })).rejects.toThrow(ValueError);
     expect(server.connections()).toBe(0);
     await device.close();

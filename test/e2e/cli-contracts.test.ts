@@ -60,7 +60,10 @@ describe('semantic-sidecar start, watchdog and request contracts', () => {
   });
 
   it('should exit 2 from start with a bad environment value, naming the variable', async () => {
-    const result = await runCli(['start', '--resource', 'plant:door1', '--store', 'memory'], { cwd: dir, env: { SIDECAR_HEARTBEAT_INTERVAL: 'often', STATE_DIRECTORY: join(dir, 'state') } });
+    const result = await runCli(['start', '--resource', 'plant:door1', '--store', 'memory'], {
+      cwd: dir,
+      env: { SIDECAR_HEARTBEAT_INTERVAL: 'often', STATE_DIRECTORY: join(dir, 'state') },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('environment SIDECAR_HEARTBEAT_INTERVAL: heartbeatInterval');
     expect(result.stderr).toContain('"often"');
@@ -75,7 +78,10 @@ describe('semantic-sidecar start, watchdog and request contracts', () => {
   });
 
   it('should exit 1 from request when no reachable receiver realizes the Capability', async () => {
-    const result = await runCli(['request', '--capability', 'plant:TransportCapability', '--operation-class', 'plant:TransportOperation', '--store', 'memory'], { cwd: dir });
+    const result = await runCli(
+      ['request', '--capability', 'plant:TransportCapability', '--operation-class', 'plant:TransportOperation', '--store', 'memory'],
+      { cwd: dir },
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('no reachable Service realizes a Capability of class <https://example.org/plant#TransportCapability>');
@@ -83,7 +89,20 @@ describe('semantic-sidecar start, watchdog and request contracts', () => {
 
   it('should exit 2 from request with malformed --data, before touching the store', async () => {
     const storeDir = join(dir, 'never-created');
-    const result = await runCli(['request', '--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--data', '{"angle":', '--store', storeDir], { cwd: dir });
+    const result = await runCli(
+      [
+        'request',
+        '--capability',
+        'plant:DoorOpeningCapability',
+        '--operation-class',
+        'plant:OpenDoorOperation',
+        '--data',
+        '{"angle":',
+        '--store',
+        storeDir,
+      ],
+      { cwd: dir },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--data is not valid JSON');
     expect(existsSync(storeDir)).toBe(false);
@@ -104,12 +123,19 @@ describe('semantic-sidecar start, watchdog and request contracts', () => {
   it.each([
     ['start', ['--resource', 'plant:door1', '--port', '0']],
     ['watchdog', ['--port', '0']],
-  ])('should exit 0 from %s when stopped by SIGTERM while it waits for its store', async (command, args) => {
-    const store = `http://127.0.0.1:${await closedPort()}/sparql`;
-    const proc = group.cli(command, [command, ...args, '--store', store], { cwd: dir, env: { STATE_DIRECTORY: join(dir, `${command}-state`) } });
-    await proc.waitFor(() => proc.logs().find((l) => String(l.msg).includes('does not answer yet; retrying')), 'a retry log line');
-    expect(await proc.kill('SIGTERM')).toEqual({ code: 0, signal: null });
-    expect(proc.stdout).toBe('');
-    expect(proc.logs().at(-1)).toMatchObject({ level: 30, reason: 'SIGTERM' });
-  }, 30_000);
+  ])(
+    'should exit 0 from %s when stopped by SIGTERM while it waits for its store',
+    async (command, args) => {
+      const store = `http://127.0.0.1:${await closedPort()}/sparql`;
+      const proc = group.cli(command, [command, ...args, '--store', store], {
+        cwd: dir,
+        env: { STATE_DIRECTORY: join(dir, `${command}-state`) },
+      });
+      await proc.waitFor(() => proc.logs().find((l) => String(l.msg).includes('does not answer yet; retrying')), 'a retry log line');
+      expect(await proc.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(proc.stdout).toBe('');
+      expect(proc.logs().at(-1)).toMatchObject({ level: 30, reason: 'SIGTERM' });
+    },
+    30_000,
+  );
 });

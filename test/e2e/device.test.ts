@@ -22,7 +22,11 @@ let door: SidecarProc;
 
 /** A JSON POST to the sidecar; resolves with the status, content type and parsed body. */
 async function post(path: string, body: unknown = {}): Promise<{ status: number; type: string | null; json: unknown }> {
-  const res = await fetch(`${door.address}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${door.address}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, type: res.headers.get('content-type'), json: await res.json() };
 }
 
@@ -36,8 +40,22 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sm-e2e-device-'));
   deviceSocket = join(dir, 'door1-device.sock');
   bridge = await startBridge(group, 'door1-bridge', { kind: 'door', socket: deviceSocket });
-  const args = ['--config', DOOR1_CONFIG, '--store', 'memory', '--port', '0', '--device-socket', deviceSocket, '--local-api-socket', join(dir, 'local.sock')];
-  door = await startSidecar(group, 'door1', args, { cwd: dir, env: { STATE_DIRECTORY: join(dir, 'state'), SIDECAR_DEVICE_TIMEOUT_MS: String(DEVICE_TIMEOUT_MS) } });
+  const args = [
+    '--config',
+    DOOR1_CONFIG,
+    '--store',
+    'memory',
+    '--port',
+    '0',
+    '--device-socket',
+    deviceSocket,
+    '--local-api-socket',
+    join(dir, 'local.sock'),
+  ];
+  door = await startSidecar(group, 'door1', args, {
+    cwd: dir,
+    env: { STATE_DIRECTORY: join(dir, 'state'), SIDECAR_DEVICE_TIMEOUT_MS: String(DEVICE_TIMEOUT_MS) },
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readOperation } from '../../src/middleware/operation-watch.js';
+import { readOperation } from '../../src/middleware/operations/operation-watch.js';
 import { SWEEP_REASON } from '../../src/registration/index.js';
 import { plant, svc } from '../../src/vocab/index.js';
 import { ProcessGroup, runCli } from '../support/sidecar-process.js';
@@ -23,7 +23,8 @@ let dir: string;
 let store: CellStore;
 let watchdog: Awaited<ReturnType<typeof startWatchdog>>;
 
-const reachable = (service: string): Promise<boolean> => store.client.ask(`ASK { GRAPH <${store.graph}> { <${service}> <${svc.address}> ?a } }`);
+const reachable = (service: string): Promise<boolean> =>
+  store.client.ask(`ASK { GRAPH <${store.graph}> { <${service}> <${svc.address}> ?a } }`);
 
 /** Polls `probe` every 100 ms until it is true; resolves with the time it took, rejects after `timeoutMs`. */
 async function until(probe: () => Promise<boolean>, what: string, timeoutMs: number): Promise<number> {
@@ -67,7 +68,11 @@ describe('leaving the plant', () => {
     expect(messages.at(-1)?.[0]).toBe('stopped');
     // svc:address and the endpoints are gone; the Service and its structure are kept.
     expect(await reachable(sidecar.service)).toBe(false);
-    expect(await store.client.ask(`ASK { GRAPH <${store.graph}> { ?part <${svc.endpoint}> ?e . { ?part <${svc.isWorkflowOf}> <${sidecar.service}> } UNION { ?part <${svc.isStatePropertyOf}> <${sidecar.service}> } } }`)).toBe(false);
+    expect(
+      await store.client.ask(
+        `ASK { GRAPH <${store.graph}> { ?part <${svc.endpoint}> ?e . { ?part <${svc.isWorkflowOf}> <${sidecar.service}> } UNION { ?part <${svc.isStatePropertyOf}> <${sidecar.service}> } } }`,
+      ),
+    ).toBe(false);
     const status = await runCli(['status', '--resource', 'plant:door1', ...store.flags, '--json']);
     expect(status.code).toBe(0);
     const services = (JSON.parse(status.stdout) as { services: { service: string; reachable: boolean; address?: string }[] }).services;
@@ -81,7 +86,12 @@ describe('leaving the plant', () => {
     // robot1's device takes long enough that its Operation is still running when robot1 dies.
     const slow = await startBridge(group, 'robot1-bridge', { kind: 'robot', port: 0, delayMs: 60_000 });
     const [door, robot] = await Promise.all([startDoor1(group, cell, store), startRobot1(group, cell, store, { bridge: slow })]);
-    const run = await requestCli(store, ['--capability', 'plant:PickAndPlaceCapability', '--operation-class', 'plant:PickAndPlaceOperation']);
+    const run = await requestCli(store, [
+      '--capability',
+      'plant:PickAndPlaceCapability',
+      '--operation-class',
+      'plant:PickAndPlaceOperation',
+    ]);
     expect(run.code).toBe(0);
     await until(async () => (await readOperation(store.ogm, run.operation))?.status === 'running', 'robot1 runs the Operation', 10_000);
 
@@ -90,7 +100,11 @@ describe('leaving the plant', () => {
     expect(ms).toBeLessThan((STALE_AFTER_S + 5) * 1000);
     // The address goes first; the sweep logs once it has also failed the stranded Operations.
     const swept = (): string[] => watchdog.proc.logs().flatMap((l) => (l.msg === 'swept stale services' ? (l.swept as string[]) : []));
-    await watchdog.proc.waitFor(() => (swept().includes(robot.sidecar.service) ? true : undefined), "the watchdog's sweep log line", 10_000);
+    await watchdog.proc.waitFor(
+      () => (swept().includes(robot.sidecar.service) ? true : undefined),
+      "the watchdog's sweep log line",
+      10_000,
+    );
     expect(swept()).not.toContain(door.sidecar.service);
     expect(await readOperation(store.ogm, run.operation)).toMatchObject({ status: 'failed', result: SWEEP_REASON });
 
@@ -101,7 +115,9 @@ describe('leaving the plant', () => {
     expect(await reachable(door.sidecar.service)).toBe(true);
     const found = await runCli(['discover', '--capability', 'plant:DoorOpeningCapability', ...store.flags, '--json']);
     expect(found.code).toBe(0);
-    expect(JSON.parse(found.stdout)).toEqual([expect.objectContaining({ service: door.sidecar.service, address: door.sidecar.address, resource: plant.door1, fresh: true })]);
+    expect(JSON.parse(found.stdout)).toEqual([
+      expect.objectContaining({ service: door.sidecar.service, address: door.sidecar.address, resource: plant.door1, fresh: true }),
+    ]);
     expect((await fetch(`${door.sidecar.address}/state/door`)).status).toBe(200);
   }, 90_000);
 

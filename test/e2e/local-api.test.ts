@@ -22,7 +22,8 @@ let store: CellStore;
 let robot: CellResource;
 let socket: string;
 
-const call = (method: string, path: string, body?: unknown): Promise<UnixAnswer> => unixRequest(socket, method, path, body === undefined ? {} : { body });
+const call = (method: string, path: string, body?: unknown): Promise<UnixAnswer> =>
+  unixRequest(socket, method, path, body === undefined ? {} : { body });
 
 /** A fresh Part possessed by `possessor`; resolves with its IRI and PossessionState. */
 async function part(possessor: string): Promise<{ iri: string; state: string }> {
@@ -92,10 +93,18 @@ describe("robot1's local API", () => {
   it('should refuse with 409 a handover whose preconditions fail, before anything is switched', async () => {
     const held = await part(plant.robot1);
     // door1 has no handover ability that complements Put.
-    expectDetail(await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: held.iri, counterpart: plant.door1 }), 409, plant.door1);
+    expectDetail(
+      await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: held.iri, counterpart: plant.door1 }),
+      409,
+      plant.door1,
+    );
     // robot1 does not possess a part that conveyor2 holds.
     const other = await part(plant.conveyor2);
-    expectDetail(await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: other.iri, counterpart: plant.conveyor1 }), 409, other.iri);
+    expectDetail(
+      await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: other.iri, counterpart: plant.conveyor1 }),
+      409,
+      other.iri,
+    );
     expect(await currentPossessor(store.ogm, held.iri)).toEqual({ possessionState: held.state, possessors: [plant.robot1] });
     expect(await currentPossessor(store.ogm, other.iri)).toEqual({ possessionState: other.state, possessors: [plant.conveyor2] });
   }, 30_000);
@@ -109,13 +118,25 @@ describe("robot1's local API", () => {
     expectDetail(await call('POST', '/operations', '{"capabilityClass": '), 400, 'JSON');
     expectDetail(await call('POST', '/operations', '["not", "an", "object"]'), 400, 'JSON object');
     expectDetail(await call('POST', '/operations', { operationClass: plant.OpenDoorOperation }), 400, 'capabilityClass');
-    expectDetail(await call('POST', '/operations', { capabilityClass: 'not an iri', operationClass: plant.OpenDoorOperation }), 400, 'capabilityClass');
+    expectDetail(
+      await call('POST', '/operations', { capabilityClass: 'not an iri', operationClass: plant.OpenDoorOperation }),
+      400,
+      'capabilityClass',
+    );
     const badData = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation, data: [1, 2] };
     expectDetail(await call('POST', '/operations', badData), 400, 'data');
     expectDetail(await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: 'urn:x' }), 400, 'counterpart');
-    expectDetail(await call('GET', `/operations/status?iri=${encodeURIComponent(`${plant.OpenDoorOperation}_op_x`)}&waitMs=soon`), 400, 'waitMs');
+    expectDetail(
+      await call('GET', `/operations/status?iri=${encodeURIComponent(`${plant.OpenDoorOperation}_op_x`)}&waitMs=soon`),
+      400,
+      'waitMs',
+    );
     expectDetail(await call('GET', '/operations/status?iri=%3Cnot%3E'), 400, 'iri');
-    expectDetail(await call('GET', `/operations/status?iri=${encodeURIComponent(`${plant.OpenDoorOperation}_op_none`)}`), 404, 'no Operation');
+    expectDetail(
+      await call('GET', `/operations/status?iri=${encodeURIComponent(`${plant.OpenDoorOperation}_op_none`)}`),
+      404,
+      'no Operation',
+    );
     const text = await unixRequest(socket, 'POST', '/operations', { body: 'capabilityClass=x', headers: { 'content-type': 'text/plain' } });
     expectDetail(text, 415, 'application/json');
     expectDetail(await call('GET', '/nowhere'), 404, '/nowhere');
@@ -123,8 +144,19 @@ describe("robot1's local API", () => {
 });
 
 describe('where a local API listens', () => {
-  it("should refuse to start a second sidecar on a live local API socket, before registering anything", async () => {
-    const args = ['start', '--config', ROBOT1_CONFIG, ...store.flags, '--port', '0', '--device-url', robot.bridge.url!, '--local-api-socket', socket];
+  it('should refuse to start a second sidecar on a live local API socket, before registering anything', async () => {
+    const args = [
+      'start',
+      '--config',
+      ROBOT1_CONFIG,
+      ...store.flags,
+      '--port',
+      '0',
+      '--device-url',
+      robot.bridge.url!,
+      '--local-api-socket',
+      socket,
+    ];
     const second = await runCli(args, { cwd: dir, env: { STATE_DIRECTORY: join(dir, 'second-state') } });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`a process already listens on the local API socket ${socket}`);
@@ -137,7 +169,10 @@ describe('where a local API listens', () => {
   it('should never replace a file that is not a socket', async () => {
     const file = join(dir, 'notes.txt');
     await writeFile(file, 'keep me\n');
-    const result = await runCli(['start', '--resource', 'plant:door1', '--store', 'memory', '--port', '0', '--local-api-socket', file], { cwd: dir, env: { STATE_DIRECTORY: join(dir, 'file-state') } });
+    const result = await runCli(['start', '--resource', 'plant:door1', '--store', 'memory', '--port', '0', '--local-api-socket', file], {
+      cwd: dir,
+      env: { STATE_DIRECTORY: join(dir, 'file-state') },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the local API socket path ${file} exists and is not a socket`);
     expect(await readFile(file, 'utf8')).toBe('keep me\n');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RECLAIM_REASON } from '../../src/middleware/index.js';
-import { readOperation, type OperationSnapshot } from '../../src/middleware/operation-watch.js';
+import { readOperation, type OperationSnapshot } from '../../src/middleware/operations/operation-watch.js';
 import { OGM } from '../../src/ogm/index.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
 import { DEFAULT_DATA_GRAPH } from '../../src/vocab/defaults.js';
@@ -23,7 +23,12 @@ let dir: string;
 let store: CellStore | undefined;
 
 /** Polls the Operation every 100 ms until `done(snapshot)`; rejects after `timeoutMs`. */
-async function waitForSnapshot(ogm: OGM, operation: string, done: (s: OperationSnapshot | null) => boolean, timeoutMs = 15_000): Promise<OperationSnapshot | null> {
+async function waitForSnapshot(
+  ogm: OGM,
+  operation: string,
+  done: (s: OperationSnapshot | null) => boolean,
+  timeoutMs = 15_000,
+): Promise<OperationSnapshot | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const snapshot = await readOperation(ogm, operation);
@@ -46,7 +51,14 @@ afterAll(async () => {
 
 /** Requests `open` with the device hanging (it stays running), then `close` (it stays queued behind it). */
 async function runningAndQueued(cell: CellStore): Promise<{ running: string; queued: string }> {
-  const running = await requestCli(cell, ['--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--data', '{"hang":true}']);
+  const running = await requestCli(cell, [
+    '--capability',
+    'plant:DoorOpeningCapability',
+    '--operation-class',
+    'plant:OpenDoorOperation',
+    '--data',
+    '{"hang":true}',
+  ]);
   expect(running.code).toBe(0);
   await waitForSnapshot(cell.ogm, running.operation, (s) => s?.status === 'running');
   const queued = await requestCli(cell, ['--capability', 'plant:DoorClosingCapability', '--operation-class', 'plant:CloseDoorOperation']);
@@ -76,7 +88,9 @@ describe('a sidecar killed with -9 and restarted', () => {
     const { running, queued } = await runningAndQueued(store);
 
     expect((await sidecar.proc.kill('SIGKILL')).signal).toBe('SIGKILL');
-    expect(await bridge.logged((rs) => rs.length > 0, 'the dropped call in the bridge log')).toEqual([expect.objectContaining({ method: 'POST', path: '/open', status: null })]);
+    expect(await bridge.logged((rs) => rs.length > 0, 'the dropped call in the bridge log')).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/open', status: null }),
+    ]);
     // The store restarts from its data dir, with both Operations as they were.
     store = await restartStore(store, dataDir);
     expect(await readOperation(store.ogm, running)).toMatchObject({ status: 'running' });

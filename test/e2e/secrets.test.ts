@@ -17,21 +17,49 @@ import { openRemoteStore } from '../../src/store/remote-store.js';
 import { DEFAULT_DATA_GRAPH, plant } from '../../src/vocab/index.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli, type CliResult, type Proc } from '../support/sidecar-process.js';
-import { selfSigned, type SelfSigned } from '../middleware/http/support/self-signed.js';
-import { cellSuite, FAULTS_TTL, PLANT_TTL, ROBOT1_CONFIG, startDoor1, virtuosoStore, type CellResource, type CellStore } from './support/cell.js';
+import { selfSigned, type SelfSigned } from '../middleware/surface/support/self-signed.js';
+import {
+  cellSuite,
+  FAULTS_TTL,
+  PLANT_TTL,
+  ROBOT1_CONFIG,
+  startDoor1,
+  virtuosoStore,
+  type CellResource,
+  type CellStore,
+} from './support/cell.js';
 import { startBridge, startSidecar, startStore, type SidecarProc } from './support/daemons.js';
 
 const secret = (name: string): string => `${name}-${randomUUID()}`;
-const SECRETS = { store: secret('store'), doorHttp: secret('door-http'), robotHttp: secret('robot-http'), plant: secret('plant'), local: secret('local'), bad: secret('bad') };
+const SECRETS = {
+  store: secret('store'),
+  doorHttp: secret('door-http'),
+  robotHttp: secret('robot-http'),
+  plant: secret('plant'),
+  local: secret('local'),
+  bad: secret('bad'),
+};
 
 /** The served embedded store behind `--token-file`, provisioned with the example plant. */
 async function tokenStore(group: ProcessGroup, tokenFile: string, env: NodeJS.ProcessEnv): Promise<CellStore> {
   const served = await startStore(group, ['--memory', '--provision', '--token-file', tokenFile]);
-  const load = await runCli(['ontology', 'load', PLANT_TTL, FAULTS_TTL, '--store', served.url, '--log-level', 'warn'], { env, timeoutMs: 60_000 });
+  const load = await runCli(['ontology', 'load', PLANT_TTL, FAULTS_TTL, '--store', served.url, '--log-level', 'warn'], {
+    env,
+    timeoutMs: 60_000,
+  });
   if (load.code !== 0) throw new Error(`ontology load failed (${load.code}):\n${load.stderr}`);
   const client = openRemoteStore({ queryUrl: served.url, user: 'sidecar', password: SECRETS.store });
   const ogm = new OGM({ store: client, graph: DEFAULT_DATA_GRAPH });
-  return { kind: 'served', url: served.url, graph: DEFAULT_DATA_GRAPH, flags: ['--store', served.url], served, client, ogm, close: () => client.close() };
+  return {
+    kind: 'served',
+    url: served.url,
+    graph: DEFAULT_DATA_GRAPH,
+    flags: ['--store', served.url],
+    served,
+    client,
+    ogm,
+    close: () => client.close(),
+  };
 }
 
 describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s store', (kind) => {
@@ -77,7 +105,12 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
     const bridge = await startBridge(group, 'robot1-bridge', { kind: 'robot', port: 0 });
     const config = await robotConfig(door.sidecar.address, bridge.url!);
     const env = { ...credentials(), NODE_EXTRA_CA_CERTS: tls.certFile, STATE_DIRECTORY: join(dir, 'robot1-state') };
-    robot = await startSidecar(group, 'robot1', ['--config', config, ...store.flags, '--port', '0', '--heartbeat-interval', '1', '--log-level', 'debug'], { cwd: dir, env });
+    robot = await startSidecar(
+      group,
+      'robot1',
+      ['--config', config, ...store.flags, '--port', '0', '--heartbeat-interval', '1', '--log-level', 'debug'],
+      { cwd: dir, env },
+    );
     localApi = (JSON.parse(robot.proc.stdout.split('\n')[0]!) as { localApi: string }).localApi;
   }, 180_000);
 
@@ -89,9 +122,20 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
   }, 30_000);
 
   /** A request with a JSON body or none, and its status and text. */
-  async function call(url: string, token: string | undefined, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; text: string }> {
-    const headers: Record<string, string> = { ...(token && { authorization: `Bearer ${token}` }), ...(init.body !== undefined && { 'content-type': 'application/json' }) };
-    const res = await fetch(url, { method: init.method ?? 'GET', headers, ...(init.body !== undefined && { body: JSON.stringify(init.body) }) });
+  async function call(
+    url: string,
+    token: string | undefined,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = {
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    };
+    const res = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+    });
     return { status: res.status, text: await res.text() };
   }
 
@@ -105,13 +149,23 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
   /** Drives the local API: a wrong token, a delivery door1 takes, one robot1 refuses. */
   async function driveLocalApi(): Promise<void> {
     expect(keep(await call(`${localApi}/healthz`, SECRETS.doorHttp)).status).toBe(401);
-    const toDoor = keep(await call(`${localApi}/operations`, SECRETS.local, { method: 'POST', body: { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation } }));
+    const toDoor = keep(
+      await call(`${localApi}/operations`, SECRETS.local, {
+        method: 'POST',
+        body: { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation },
+      }),
+    );
     expect([toDoor.status, toDoor.text]).toEqual([201, expect.any(String)]);
     const { operation } = JSON.parse(toDoor.text) as { operation: string };
     const outcome = keep(await call(`${localApi}/operations/status?iri=${encodeURIComponent(operation)}&waitMs=20000`, SECRETS.local));
     expect(JSON.parse(outcome.text)).toMatchObject({ status: 'done' });
     // robot1 rings its own trigger with the plant token, which its surface does not take.
-    const toSelf = keep(await call(`${localApi}/operations`, SECRETS.local, { method: 'POST', body: { capabilityClass: plant.PickAndPlaceCapability, operationClass: plant.PickAndPlaceOperation } }));
+    const toSelf = keep(
+      await call(`${localApi}/operations`, SECRETS.local, {
+        method: 'POST',
+        body: { capabilityClass: plant.PickAndPlaceCapability, operationClass: plant.PickAndPlaceOperation },
+      }),
+    );
     expect(toSelf.status).toBe(502);
     expect(JSON.parse(toSelf.text)).toEqual({ detail: expect.stringContaining('answered 401: the receiver refused the token sent') });
   }
@@ -123,7 +177,19 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
     const activity = keep(await call(`${robot.address}/activity`, SECRETS.robotHttp));
     expect(activity.text).toContain('"kind":"reverted"');
     const request = (env: NodeJS.ProcessEnv): Promise<CliResult> =>
-      runCli(['request', '--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', ...store!.flags, '--log-level', 'debug'], { env: { NODE_EXTRA_CA_CERTS: tls!.certFile, ...credentials(), ...env }, timeoutMs: 60_000 });
+      runCli(
+        [
+          'request',
+          '--capability',
+          'plant:DoorOpeningCapability',
+          '--operation-class',
+          'plant:OpenDoorOperation',
+          ...store!.flags,
+          '--log-level',
+          'debug',
+        ],
+        { env: { NODE_EXTRA_CA_CERTS: tls!.certFile, ...credentials(), ...env }, timeoutMs: 60_000 },
+      );
     expect(keep(await request({ SIDECAR_OUTGOING_TOKEN_FILE: file.plant })).stderr).toContain('the receiver refused the token sent');
     expect(keep(await request({ SIDECAR_OUTGOING_TOKEN: SECRETS.robotHttp })).code).toBe(1);
     if (kind === 'served') expect(keep(await request({ SPARQL_PASSWORD_FILE: file.bad })).stderr).toMatch(/401/u);
@@ -132,26 +198,55 @@ describe.each(['served', 'virtuoso'] as const)('secrets of a cell on the %s stor
   /** A sidecar whose store password is wrong: it retries and logs the store's refusal. */
   async function badPasswordSidecar(): Promise<Proc> {
     const env = { SPARQL_USER: 'sidecar', SPARQL_PASSWORD_FILE: file.bad, STATE_DIRECTORY: join(dir!, 'bad-state') };
-    const proc = group.cli('bad', ['start', '--resource', 'plant:conveyor1', ...store!.flags, '--port', '0', '--local-api-socket', join(dir!, 'bad.sock'), '--log-level', 'debug'], { cwd: dir!, env });
-    await proc.waitFor(() => (proc.logs().filter((l) => String(l.msg).includes('does not answer yet')).length >= 2 ? true : undefined), 'two store retries', 30_000);
+    const proc = group.cli(
+      'bad',
+      [
+        'start',
+        '--resource',
+        'plant:conveyor1',
+        ...store!.flags,
+        '--port',
+        '0',
+        '--local-api-socket',
+        join(dir!, 'bad.sock'),
+        '--log-level',
+        'debug',
+      ],
+      { cwd: dir!, env },
+    );
+    await proc.waitFor(
+      () => (proc.logs().filter((l) => String(l.msg).includes('does not answer yet')).length >= 2 ? true : undefined),
+      'two store retries',
+      30_000,
+    );
     await proc.kill('SIGTERM');
     return proc;
   }
 
-  onStore('should keep every secret out of logs, error bodies, trigger errors and the activity feed', async () => {
-    await driveLocalApi();
-    await driveSurfacesAndCli();
-    const bad = kind === 'served' ? await badPasswordSidecar() : undefined;
-    const procs = [door.sidecar.proc, robot.proc, door.bridge.proc, ...(store!.served ? [store!.served.proc] : []), ...(bad ? [bad] : [])];
-    // The runs did what they are meant to: secrets were configured, refused and reported.
-    expect(robot.proc.stderr).toContain('"token":"[redacted]"');
-    expect(robot.proc.stderr).toContain('event trigger not delivered');
-    expect(door.sidecar.proc.stderr).toContain('"tls":"[redacted]"');
-    if (bad) expect(bad.stderr).toMatch(/does not answer yet.*401|401.*does not answer yet/u);
-    const everything = [...seen, ...procs.map((p) => `${p.stdout}\n${p.stderr}`)].join('\n');
-    const keyLine = tls!.key.split('\n')[1]!;
-    for (const [name, value] of [...Object.entries(SECRETS), ['tls key', keyLine]]) {
-      expect(everything.includes(value!) ? `${name} leaked` : `${name} kept`).toBe(`${name} kept`);
-    }
-  }, 180_000);
+  onStore(
+    'should keep every secret out of logs, error bodies, trigger errors and the activity feed',
+    async () => {
+      await driveLocalApi();
+      await driveSurfacesAndCli();
+      const bad = kind === 'served' ? await badPasswordSidecar() : undefined;
+      const procs = [
+        door.sidecar.proc,
+        robot.proc,
+        door.bridge.proc,
+        ...(store!.served ? [store!.served.proc] : []),
+        ...(bad ? [bad] : []),
+      ];
+      // The runs did what they are meant to: secrets were configured, refused and reported.
+      expect(robot.proc.stderr).toContain('"token":"[redacted]"');
+      expect(robot.proc.stderr).toContain('event trigger not delivered');
+      expect(door.sidecar.proc.stderr).toContain('"tls":"[redacted]"');
+      if (bad) expect(bad.stderr).toMatch(/does not answer yet.*401|401.*does not answer yet/u);
+      const everything = [...seen, ...procs.map((p) => `${p.stdout}\n${p.stderr}`)].join('\n');
+      const keyLine = tls!.key.split('\n')[1]!;
+      for (const [name, value] of [...Object.entries(SECRETS), ['tls key', keyLine]]) {
+        expect(everything.includes(value!) ? `${name} leaked` : `${name} kept`).toBe(`${name} kept`);
+      }
+    },
+    180_000,
+  );
 });

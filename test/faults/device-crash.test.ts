@@ -12,7 +12,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readOperation } from '../../src/middleware/operation-watch.js';
+import { readOperation } from '../../src/middleware/operations/operation-watch.js';
 import type { SemanticMiddleware } from '../../src/middleware/semantic-middleware.js';
 import { plant } from '../../src/vocab/index.js';
 import { startDoor1, type CellResource, type CellStore } from '../e2e/support/cell.js';
@@ -69,7 +69,10 @@ describe.each(STORE_KINDS)('a device bridge killed mid-Operation (%s store)', (k
     const failed = await operationWhen(cell, operation, (s) => s?.status !== 'running', 15_000, logs);
     expect(failed).toMatchObject({ status: 'failed', workflowIri: `${door.sidecar.service}_workflow_open` });
     expect(failed!.result).toMatch(new RegExp(`^POST /open on device unix:${escape(socket())} failed: .*did the bridge crash\\?`, 'u'));
-    expect(JSON.parse(failed!.failureState!)).toMatchObject({ id: plant.door1, state: { door: { error: expect.stringContaining(socket()) } } });
+    expect(JSON.parse(failed!.failureState!)).toMatchObject({
+      id: plant.door1,
+      state: { door: { error: expect.stringContaining(socket()) } },
+    });
 
     // The sidecar keeps serving: it is alive and registered; the device's routes answer 502.
     expect(door.sidecar.proc.running).toBe(true);
@@ -81,9 +84,18 @@ describe.each(STORE_KINDS)('a device bridge killed mid-Operation (%s store)', (k
     bridge = await startBridge(group, 'door1-bridge', restart);
     const opened = await caller.request(OPEN);
     const closed = await caller.request(CLOSE);
-    expect(await operationWhen(cell, opened, (s) => s?.status === 'done' || s?.status === 'failed', 20_000, logs)).toMatchObject({ status: 'done' });
-    expect(await operationWhen(cell, closed, (s) => s?.status === 'done' || s?.status === 'failed', 20_000, logs)).toMatchObject({ status: 'done', workflowIri: `${door.sidecar.service}_workflow_close` });
-    const direct = await fetch(`${door.sidecar.address}/workflows/open/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(await operationWhen(cell, opened, (s) => s?.status === 'done' || s?.status === 'failed', 20_000, logs)).toMatchObject({
+      status: 'done',
+    });
+    expect(await operationWhen(cell, closed, (s) => s?.status === 'done' || s?.status === 'failed', 20_000, logs)).toMatchObject({
+      status: 'done',
+      workflowIri: `${door.sidecar.service}_workflow_close`,
+    });
+    const direct = await fetch(`${door.sidecar.address}/workflows/open/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect([direct.status, await direct.json()]).toEqual([200, { ok: true, door: 'open' }]);
     // The crashed Operation stays failed: recovery is never a silent replay.
     expect(await readOperation(cell.ogm, operation)).toMatchObject({ status: 'failed' });
@@ -96,13 +108,21 @@ describe.each(STORE_KINDS)('a device bridge killed mid-Operation (%s store)', (k
     expect(await auditGraph(cell.client, cell.graph)).toEqual([]);
   }
 
-  onStore('should fail an Operation whose bridge died while it hung, naming the device, and run every workflow once the bridge is back', async () => {
-    const operation = await crashWhileRunning(OPEN, { hang: true });
-    await expectFailedThenRecovered(operation, { kind: 'door', socket: socket(), delayMs: SLOW_DEVICE_MS });
-  }, 90_000);
+  onStore(
+    'should fail an Operation whose bridge died while it hung, naming the device, and run every workflow once the bridge is back',
+    async () => {
+      const operation = await crashWhileRunning(OPEN, { hang: true });
+      await expectFailedThenRecovered(operation, { kind: 'door', socket: socket(), delayMs: SLOW_DEVICE_MS });
+    },
+    90_000,
+  );
 
-  onStore('should fail an Operation whose bridge died while it worked, the same way', async () => {
-    const operation = await crashWhileRunning(OPEN, {});
-    await expectFailedThenRecovered(operation, { kind: 'door', socket: socket() });
-  }, 90_000);
+  onStore(
+    'should fail an Operation whose bridge died while it worked, the same way',
+    async () => {
+      const operation = await crashWhileRunning(OPEN, {});
+      await expectFailedThenRecovered(operation, { kind: 'door', socket: socket() });
+    },
+    90_000,
+  );
 });

@@ -26,7 +26,17 @@ import { startBridge, type BridgeProc, type SidecarProc } from '../e2e/support/d
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
 import { DeviceRecorder } from './support/device-recorder.js';
-import { closeFaultCell, faultSuite, inProcessCaller, openCellStore, prng, rounds, seed, STORE_KINDS, until } from './support/fault-cell.js';
+import {
+  closeFaultCell,
+  faultSuite,
+  inProcessCaller,
+  openCellStore,
+  prng,
+  rounds,
+  seed,
+  STORE_KINDS,
+  until,
+} from './support/fault-cell.js';
 import { auditGraph, readGraph, values, type GraphIndex } from './support/graph-audit.js';
 
 const DEVICE_MS = 400;
@@ -111,7 +121,13 @@ describe.each(STORE_KINDS)('door1 killed with -9 at random points and restarted 
       return kill(rng.int(0, 50));
     }
     if (point === 'after-claim') {
-      await until(async () => ((await status(first.iri)).includes('running') ? true : undefined), `round ${round}: the claim`, 15_000, () => door.proc.tail(), 10);
+      await until(
+        async () => ((await status(first.iri)).includes('running') ? true : undefined),
+        `round ${round}: the claim`,
+        15_000,
+        () => door.proc.tail(),
+        10,
+      );
       return kill(rng.int(0, 20));
     }
     await device.waitFor(() => device.executions(first.iri).length > 0, `round ${round}: the device call`);
@@ -142,42 +158,50 @@ describe.each(STORE_KINDS)('door1 killed with -9 at random points and restarted 
       if (runs > 1) out.push(`${where}: ran ${runs} times on the device`);
       if (statuses[0] === 'done') {
         if (runs !== 1) out.push(`${where}: done but ran ${runs} times`);
-        if (values(index, op.iri, svc.executedByWorkflow)[0] !== `${service}_workflow_${op.workflow}`) out.push(`${where}: done without its Workflow`);
+        if (values(index, op.iri, svc.executedByWorkflow)[0] !== `${service}_workflow_${op.workflow}`)
+          out.push(`${where}: done without its Workflow`);
         if (JSON.parse(result[0] ?? '{}').operation !== op.iri) out.push(`${where}: done with result ${result[0]}`);
       }
       if (statuses[0] === 'failed' && result[0] !== RECLAIM_REASON) out.push(`${where}: failed for ${result[0]}`);
     }
     for (const op of refused.filter((r) => !index.has(r.iri))) {
-      if (device.executions(op.iri).length > 0) out.push(`${op.iri} (round ${op.round}, refused: ${op.error}) is gone but ran on the device`);
+      if (device.executions(op.iri).length > 0)
+        out.push(`${op.iri} (round ${op.round}, refused: ${op.error}) is gone but ran on the device`);
     }
     return out;
   }
 
-  onStore(`should end every Operation in exactly one terminal state, none run twice and none lost, over ${ROUNDS} rounds`, async () => {
-    const runSeed = seed();
-    console.info(`kill-restart on the ${kind} store: seed ${runSeed} (FAULT_SEED=${runSeed} replays it), ${ROUNDS} rounds`);
-    const rng = prng(runSeed);
-    for (let round = 1; round <= ROUNDS; round++) {
-      const point = rng.pick(KILL_POINTS);
-      history.push(`${round}:${point}`);
-      const port = door.port;
-      await killAt(point, round, rng);
-      door = await restart(port);
-      await until(
-        async () => {
-          const index = await readGraph(cell.client, cell.graph);
-          return taken(index).every((op) => ['done', 'failed'].includes(values(index, op.iri, svc.operationStatus)[0] ?? '')) ? index : undefined;
-        },
-        `seed ${runSeed}, round ${round} (${history.join(' ')}): every Operation terminal`,
-        30_000,
-        () => door.proc.tail(),
-      );
-      await sleep(DEVICE_MS); // a second run on the device would show by now
-      const index = await readGraph(cell.client, cell.graph);
-      expect({ seed: runSeed, history, violations: violations(index, door.service) }).toEqual({ seed: runSeed, history, violations: [] });
-      expect({ seed: runSeed, audit: await auditGraph(cell.client, cell.graph) }).toEqual({ seed: runSeed, audit: [] });
-    }
-    // Each kill point leaves its mark: the rounds did reach the device and the restarts.
-    expect(accepted.length + refused.length).toBeGreaterThanOrEqual(ROUNDS);
-  }, 60_000 + ROUNDS * 20_000);
+  onStore(
+    `should end every Operation in exactly one terminal state, none run twice and none lost, over ${ROUNDS} rounds`,
+    async () => {
+      const runSeed = seed();
+      console.info(`kill-restart on the ${kind} store: seed ${runSeed} (FAULT_SEED=${runSeed} replays it), ${ROUNDS} rounds`);
+      const rng = prng(runSeed);
+      for (let round = 1; round <= ROUNDS; round++) {
+        const point = rng.pick(KILL_POINTS);
+        history.push(`${round}:${point}`);
+        const port = door.port;
+        await killAt(point, round, rng);
+        door = await restart(port);
+        await until(
+          async () => {
+            const index = await readGraph(cell.client, cell.graph);
+            return taken(index).every((op) => ['done', 'failed'].includes(values(index, op.iri, svc.operationStatus)[0] ?? ''))
+              ? index
+              : undefined;
+          },
+          `seed ${runSeed}, round ${round} (${history.join(' ')}): every Operation terminal`,
+          30_000,
+          () => door.proc.tail(),
+        );
+        await sleep(DEVICE_MS); // a second run on the device would show by now
+        const index = await readGraph(cell.client, cell.graph);
+        expect({ seed: runSeed, history, violations: violations(index, door.service) }).toEqual({ seed: runSeed, history, violations: [] });
+        expect({ seed: runSeed, audit: await auditGraph(cell.client, cell.graph) }).toEqual({ seed: runSeed, audit: [] });
+      }
+      // Each kill point leaves its mark: the rounds did reach the device and the restarts.
+      expect(accepted.length + refused.length).toBeGreaterThanOrEqual(ROUNDS);
+    },
+    60_000 + ROUNDS * 20_000,
+  );
 });

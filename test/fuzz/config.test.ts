@@ -34,7 +34,15 @@ async function loadError(options: Parameters<typeof loadSidecarConfig>[0]): Prom
 }
 
 const jsonish = fc.jsonValue({ maxDepth: 4 });
-const knownKey = fc.constantFrom(...CONFIG_PATHS.filter((p) => !p.includes('.')), 'store', 'device', 'localApi', 'log', 'workflows', 'states');
+const knownKey = fc.constantFrom(
+  ...CONFIG_PATHS.filter((p) => !p.includes('.')),
+  'store',
+  'device',
+  'localApi',
+  'log',
+  'workflows',
+  'states',
+);
 const oddKey = fc.oneof(hostileText, fc.constantFrom('__proto__', 'constructor', 'prototype', 'store.url', ''));
 const settings = fc.dictionary(fc.oneof(knownKey, oddKey), fc.oneof(jsonish, hostileText), { maxKeys: 6 });
 
@@ -60,7 +68,9 @@ describe('loadSidecarConfig under hostile files', () => {
         Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x80, 0x81]),
         Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`),
         Buffer.from(`${'a: '.repeat(1)}${'- '.repeat(5_000)}x`),
-        Buffer.from(`a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`),
+        Buffer.from(
+          `a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`,
+        ),
         Buffer.from('port: 1\nport: 2\n'),
         Buffer.from('port: !!js/function "function () {}"\n'),
         Buffer.from('\ufeffport: 8001\n'),
@@ -89,17 +99,31 @@ describe('loadSidecarConfig under hostile environment values and flags', () => {
   it('should refuse a hostile environment value with a ValueError naming the variable', async () => {
     await report.check(
       'hostile environment values',
-      fc.asyncProperty(fc.constantFrom(...settable), hostileText.filter((t) => t !== '' && !t.includes('\u0000')), async (variable, text) => {
-        const message = await loadError({ env: { [variable.name]: text }, flags: { resource: RESOURCE } });
-        if (message !== undefined) expect(message).toContain(variable.name);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...settable),
+        hostileText.filter((t) => t !== '' && !t.includes('\u0000')),
+        async (variable, text) => {
+          const message = await loadError({ env: { [variable.name]: text }, flags: { resource: RESOURCE } });
+          if (message !== undefined) expect(message).toContain(variable.name);
+        },
+      ),
     );
   }, 60_000);
 
   it('should refuse a hostile flag key or value with a ValueError naming it', async () => {
     const flags = fc.oneof(
-      fc.tuple(fc.constantFrom(...CONFIG_PATHS.filter((p) => p !== 'resource' && !/password|token/iu.test(p))), fc.oneof(hostileText, jsonish)).map(([k, v]) => ({ key: k, value: v as unknown })),
-      fc.tuple(oddKey.filter((k) => !CONFIG_PATHS.includes(k) && k !== 'store'), hostileText).map(([k, v]) => ({ key: k, value: v as unknown })),
+      fc
+        .tuple(
+          fc.constantFrom(...CONFIG_PATHS.filter((p) => p !== 'resource' && !/password|token/iu.test(p))),
+          fc.oneof(hostileText, jsonish),
+        )
+        .map(([k, v]) => ({ key: k, value: v as unknown })),
+      fc
+        .tuple(
+          oddKey.filter((k) => !CONFIG_PATHS.includes(k) && k !== 'store'),
+          hostileText,
+        )
+        .map(([k, v]) => ({ key: k, value: v as unknown })),
     );
     await report.check(
       'hostile flags',

@@ -37,7 +37,8 @@ const ADDRESS = 'http://127.0.0.1:8000';
 
 // One SPARQL literal: a quote, then escapes or characters that cannot end it (no control
 // characters: they are escaped), then the closing quote.
-const ONE_LITERAL = /^"(?:[^"\\\u0000-\u001f\u007f]|\\["\\nrtbf]|\\u[0-9A-F]{4})*"(?:\^\^<[^<>"{}|^`\\\s]+>|@[A-Za-z]+(?:-[A-Za-z0-9]+)*)?$/su;
+const ONE_LITERAL =
+  /^"(?:[^"\\\u0000-\u001f\u007f]|\\["\\nrtbf]|\\u[0-9A-F]{4})*"(?:\^\^<[^<>"{}|^`\\\s]+>|@[A-Za-z]+(?:-[A-Za-z0-9]+)*)?$/su;
 
 describe('IRI validation under hostile input', () => {
   it('should refuse every bad IRI with a ValueError naming it and the argument', async () => {
@@ -73,23 +74,27 @@ describe('IRI validation under hostile input', () => {
   it('should refuse a bad IRI wherever a term is built from it', async () => {
     await report.check(
       'terms refuse bad IRIs',
-      fc.property(badIri, fc.constantFrom<(v: string) => unknown>(
-        (v) => namedNode(v),
-        (v) => sparqlIri(v),
-        (v) => sparqlTerm({ termType: 'NamedNode', value: v }),
-        // An empty datatype is the documented "plain string", so only non-empty ones count here.
-        (v) => sparqlLiteral({ value: 'x', datatype: v === '' ? ' ' : v }),
-        (v) => sparql`ASK { ${{ termType: 'NamedNode', value: v } as Term} ?p ?o }`,
-      ), (raw, build) => {
-        const value = raw === '' && build.toString().includes('datatype') ? ' ' : raw;
-        let error: unknown;
-        try {
-          build(value);
-        } catch (e) {
-          error = e;
-        }
-        expectTyped(error, { value, classes: [ValueError] });
-      }),
+      fc.property(
+        badIri,
+        fc.constantFrom<(v: string) => unknown>(
+          (v) => namedNode(v),
+          (v) => sparqlIri(v),
+          (v) => sparqlTerm({ termType: 'NamedNode', value: v }),
+          // An empty datatype is the documented "plain string", so only non-empty ones count here.
+          (v) => sparqlLiteral({ value: 'x', datatype: v === '' ? ' ' : v }),
+          (v) => sparql`ASK { ${{ termType: 'NamedNode', value: v } as Term} ?p ?o }`,
+        ),
+        (raw, build) => {
+          const value = raw === '' && build.toString().includes('datatype') ? ' ' : raw;
+          let error: unknown;
+          try {
+            build(value);
+          } catch (e) {
+            error = e;
+          }
+          expectTyped(error, { value, classes: [ValueError] });
+        },
+      ),
     );
   });
 });
@@ -98,14 +103,19 @@ describe('literals and the sparql template under hostile input', () => {
   it('should write every well-formed text as one escaped literal, whatever its datatype or language', async () => {
     await report.check(
       'literals stay one term',
-      fc.property(hostileLiteral, fc.constantFrom(xsd.string, xsd.anyURI, 'urn:fuzz:type'), fc.option(fc.constantFrom('en', 'de-CH')), (value, datatype, lang) => {
-        const term = lang === null ? literal(value, datatype) : langLiteral(value, lang);
-        const text = sparqlLiteral(term);
-        expect(text).toMatch(ONE_LITERAL);
-        // Unescaping the body gives the value back.
-        const body = text.slice(1, text.lastIndexOf('"'));
-        expect(JSON.parse(`"${body}"`)).toBe(value);
-      }),
+      fc.property(
+        hostileLiteral,
+        fc.constantFrom(xsd.string, xsd.anyURI, 'urn:fuzz:type'),
+        fc.option(fc.constantFrom('en', 'de-CH')),
+        (value, datatype, lang) => {
+          const term = lang === null ? literal(value, datatype) : langLiteral(value, lang);
+          const text = sparqlLiteral(term);
+          expect(text).toMatch(ONE_LITERAL);
+          // Unescaping the body gives the value back.
+          const body = text.slice(1, text.lastIndexOf('"'));
+          expect(JSON.parse(`"${body}"`)).toBe(value);
+        },
+      ),
     );
   });
 
@@ -114,9 +124,13 @@ describe('literals and the sparql template under hostile input', () => {
       'literals refuse bad values',
       fc.property(
         fc.oneof(
-          hostileText.filter((s) => !s.isWellFormed() || s.includes('\u0000')).map((value) => ({ value, lang: undefined as string | undefined, bad: value as unknown })),
+          hostileText
+            .filter((s) => !s.isWellFormed() || s.includes('\u0000'))
+            .map((value) => ({ value, lang: undefined as string | undefined, bad: value as unknown })),
           // An empty language means "no language": that literal is valid.
-          hostileText.filter((s) => s !== '' && !/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/u.test(s)).map((lang) => ({ value: 'x', lang, bad: lang as unknown })),
+          hostileText
+            .filter((s) => s !== '' && !/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/u.test(s))
+            .map((lang) => ({ value: 'x', lang, bad: lang as unknown })),
           notAString.map((value) => ({ value: value as string, lang: undefined as string | undefined, bad: undefined as unknown })),
         ),
         ({ value, lang, bad }) => {
@@ -135,9 +149,17 @@ describe('literals and the sparql template under hostile input', () => {
   it('should refuse to paste any plain value into SPARQL text', async () => {
     await report.check(
       'sparql template refuses plain values',
-      fc.property(fc.oneof(hostileText, fc.double().filter((n) => !Number.isSafeInteger(n)), fc.boolean(), fc.constant(null)), (value) => {
-        expect(() => sparql`SELECT * WHERE { ?s ?p ${value as never} }`).toThrow(ValueError);
-      }),
+      fc.property(
+        fc.oneof(
+          hostileText,
+          fc.double().filter((n) => !Number.isSafeInteger(n)),
+          fc.boolean(),
+          fc.constant(null),
+        ),
+        (value) => {
+          expect(() => sparql`SELECT * WHERE { ?s ?p ${value as never} }`).toThrow(ValueError);
+        },
+      ),
     );
   });
 });
@@ -175,7 +197,9 @@ describe('minting, names, addresses and CURIEs under hostile input', () => {
       (v) => buildWorkflowEndpoint(ADDRESS, v),
       (v) => buildStateEndpoint(ADDRESS, v),
     ];
-    const badName = fc.oneof(hostileText, fc.constant('a'.repeat(129)), fc.constant('')).filter((s) => !/^[A-Za-z0-9._~-]{1,128}$/u.test(s));
+    const badName = fc
+      .oneof(hostileText, fc.constant('a'.repeat(129)), fc.constant(''))
+      .filter((s) => !/^[A-Za-z0-9._~-]{1,128}$/u.test(s));
     await report.check(
       'names are refused',
       fc.property(badName, fc.constantFrom(...users), (value, use) => {
@@ -257,11 +281,19 @@ describe('minting, names, addresses and CURIEs under hostile input', () => {
   it('should expand a CURIE only to a valid IRI, else explain the problem', async () => {
     await report.check(
       'CURIE expansion',
-      fc.property(fc.oneof(hostileText, badIri, oddIri, fc.tuple(fc.constantFrom('plant:', 'svc:', 'cfc:', 'mes:', 'nope:', 'urn:'), hostileText).map(([a, b]) => a + b)), (value) => {
-        const out = expandCurie(value);
-        if ('iri' in out) expect(isIri(out.iri)).toBe(true);
-        else expect(out.problem.length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.oneof(
+          hostileText,
+          badIri,
+          oddIri,
+          fc.tuple(fc.constantFrom('plant:', 'svc:', 'cfc:', 'mes:', 'nope:', 'urn:'), hostileText).map(([a, b]) => a + b),
+        ),
+        (value) => {
+          const out = expandCurie(value);
+          if ('iri' in out) expect(isIri(out.iri)).toBe(true);
+          else expect(out.problem.length).toBeGreaterThan(0);
+        },
+      ),
     );
   });
 
@@ -269,7 +301,13 @@ describe('minting, names, addresses and CURIEs under hostile input', () => {
     await report.check(
       'checks throw only ValueError',
       fc.asyncProperty(fc.anything(), async (value) => {
-        for (const check of [() => assertIri(value), () => normalizeHttpAddress(value), () => assertName(value), () => isIri(value), () => isHttpAddress(value)]) {
+        for (const check of [
+          () => assertIri(value),
+          () => normalizeHttpAddress(value),
+          () => assertName(value),
+          () => isIri(value),
+          () => isHttpAddress(value),
+        ]) {
           const error = await caught(check);
           if (error !== undefined) expect(error).toBeInstanceOf(ValueError);
         }

@@ -30,7 +30,13 @@ interface ApiCase {
   names?: string;
 }
 
-const post = (path: string, body: unknown, names?: string, name = path): ApiCase => ({ name, method: 'POST', path, body: JSON.stringify(body), ...(names !== undefined && { names }) });
+const post = (path: string, body: unknown, names?: string, name = path): ApiCase => ({
+  name,
+  method: 'POST',
+  path,
+  body: JSON.stringify(body),
+  ...(names !== undefined && { names }),
+});
 const enc = encodeURIComponent;
 const FIELDS = ['capabilityClass', 'operationClass', 'operationIri', 'targetResource'] as const;
 const okRequest = { capabilityClass: OPEN_REQUEST.capabilityClass, operationClass: OPEN_REQUEST.operationClass };
@@ -41,17 +47,59 @@ const badData = fc.oneof(
 );
 
 const apiCases: fc.Arbitrary<ApiCase> = fc.oneof(
-  fc.tuple(fc.constantFrom(...FIELDS), badIri.filter((v) => v.isWellFormed())).map(([f, bad]) => post('/operations', { ...okRequest, [f]: bad }, bad, `operations ${f}=${preview(bad)}`)),
-  fc.tuple(fc.constantFrom('capabilityClass', 'targetResource'), oddIri).map(([f, odd]) => post('/operations', { ...okRequest, [f]: odd }, odd, `operations unknown ${f}=${odd}`)),
-  badData.map(({ data, names }) => post('/operations', { ...okRequest, data }, names, `operations data ${JSON.stringify(data).slice(0, 60)}`)),
-  fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => post('/operations', v, undefined, `operations body ${JSON.stringify(v).slice(0, 40)}`)),
-  badIri.filter((v) => v.isWellFormed()).map((bad) => ({ name: `status iri ${preview(bad)}`, method: 'GET', path: `/operations/status?iri=${enc(bad)}`, names: bad })),
+  fc
+    .tuple(
+      fc.constantFrom(...FIELDS),
+      badIri.filter((v) => v.isWellFormed()),
+    )
+    .map(([f, bad]) => post('/operations', { ...okRequest, [f]: bad }, bad, `operations ${f}=${preview(bad)}`)),
+  fc
+    .tuple(fc.constantFrom('capabilityClass', 'targetResource'), oddIri)
+    .map(([f, odd]) => post('/operations', { ...okRequest, [f]: odd }, odd, `operations unknown ${f}=${odd}`)),
+  badData.map(({ data, names }) =>
+    post('/operations', { ...okRequest, data }, names, `operations data ${JSON.stringify(data).slice(0, 60)}`),
+  ),
+  fc
+    .jsonValue({ maxDepth: 2 })
+    .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))
+    .map((v) => post('/operations', v, undefined, `operations body ${JSON.stringify(v).slice(0, 40)}`)),
+  badIri
+    .filter((v) => v.isWellFormed())
+    .map((bad) => ({ name: `status iri ${preview(bad)}`, method: 'GET', path: `/operations/status?iri=${enc(bad)}`, names: bad })),
   oddIri.map((odd) => ({ name: `status unknown ${odd}`, method: 'GET', path: `/operations/status?iri=${enc(odd)}`, names: odd })),
-  hostileText.filter((s) => !/^\d{1,9}$/u.test(s) && s.isWellFormed()).map((bad) => ({ name: `status waitMs ${preview(bad)}`, method: 'GET', path: `/operations/status?iri=urn:fuzz:x&waitMs=${enc(bad)}`, names: bad })),
-  fc.tuple(fc.constantFrom('mode', 'workpiece', 'counterpart'), badIri.filter((v) => v.isWellFormed())).map(([f, bad]) => post('/handovers', { mode: mes.PutAbility, workpiece: 'urn:fuzz:wp', counterpart: plant.conveyor1, [f]: bad }, bad, `handover ${f}=${preview(bad)}`)),
-  oddIri.map((odd) => post('/handovers', { mode: mes.PutAbility, workpiece: odd, counterpart: plant.conveyor1 }, odd, `handover of unpossessed ${odd}`)),
-  fc.tuple(hostileText.filter((s) => s.isWellFormed() && s !== '' && s !== '.' && s !== '..'), fc.constantFrom('commit', 'abort')).map(([id, step]) => ({ name: `handover ${step} ${preview(id)}`, method: 'POST', path: `/handovers/${enc(id)}/${step}`, names: id })),
-  fc.constantFrom('%ZZ', '%', '%E0%A4%A').map((raw) => ({ name: `undecodable id ${raw}`, method: 'POST', path: `/handovers/${raw}/commit` })),
+  hostileText
+    .filter((s) => !/^\d{1,9}$/u.test(s) && s.isWellFormed())
+    .map((bad) => ({
+      name: `status waitMs ${preview(bad)}`,
+      method: 'GET',
+      path: `/operations/status?iri=urn:fuzz:x&waitMs=${enc(bad)}`,
+      names: bad,
+    })),
+  fc
+    .tuple(
+      fc.constantFrom('mode', 'workpiece', 'counterpart'),
+      badIri.filter((v) => v.isWellFormed()),
+    )
+    .map(([f, bad]) =>
+      post(
+        '/handovers',
+        { mode: mes.PutAbility, workpiece: 'urn:fuzz:wp', counterpart: plant.conveyor1, [f]: bad },
+        bad,
+        `handover ${f}=${preview(bad)}`,
+      ),
+    ),
+  oddIri.map((odd) =>
+    post('/handovers', { mode: mes.PutAbility, workpiece: odd, counterpart: plant.conveyor1 }, odd, `handover of unpossessed ${odd}`),
+  ),
+  fc
+    .tuple(
+      hostileText.filter((s) => s.isWellFormed() && s !== '' && s !== '.' && s !== '..'),
+      fc.constantFrom('commit', 'abort'),
+    )
+    .map(([id, step]) => ({ name: `handover ${step} ${preview(id)}`, method: 'POST', path: `/handovers/${enc(id)}/${step}`, names: id })),
+  fc
+    .constantFrom('%ZZ', '%', '%E0%A4%A')
+    .map((raw) => ({ name: `undecodable id ${raw}`, method: 'POST', path: `/handovers/${raw}/commit` })),
 );
 
 describe.each(['embedded', 'remote'] as const)('the local API under hostile requests on the %s store', (kind) => {
@@ -68,59 +116,84 @@ describe.each(['embedded', 'remote'] as const)('the local API under hostile requ
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   async function send(target: RawTarget, c: ApiCase, auth?: string): Promise<{ status: number | undefined; text: string }> {
-    const headers = [...(c.body !== undefined ? ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(c.body)}`] : []), ...(auth === undefined ? [] : [`Authorization: ${auth}`])];
+    const headers = [
+      ...(c.body !== undefined ? ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(c.body)}`] : []),
+      ...(auth === undefined ? [] : [`Authorization: ${auth}`]),
+    ];
     const a = await rawRequest(target, rawHttp(c.method, c.path, headers, c.body ?? ''));
     return { status: a.status, text: a.body };
   }
 
-  suite.onStore('should answer hostile operations, status reads and handovers with a JSON 4xx naming the value, writing nothing', async () => {
-    const mw = suite.controller({ heartbeatInterval: null });
-    await mw.start();
-    const socket = join(dir, `api-${randomUUID().slice(0, 8)}.sock`);
-    api = await startLocalApi({ middleware: mw, listen: { socket }, logger: silent });
-    await guard.reset();
-    await report.check(
-      'hostile local API requests',
-      fc.asyncProperty(apiCases, async (c) => {
-        const { status, text } = await send({ socket }, c);
-        if (status === undefined || status < 400 || status >= 500) throw new Error(`${c.name}: answered ${status}: ${text.slice(0, 300)}`);
-        const detail = (JSON.parse(text) as { detail?: unknown }).detail;
-        expect(typeof detail).toBe('string');
-        if (c.names !== undefined && !namesValue(detail as string, c.names)) throw new Error(`${c.name}: the detail does not name the value: ${detail as string}`);
-        await guard.expectUnchanged(c.name);
-      }),
-      weight,
-      { shrink: false },
-    );
-    expect((await send({ socket }, { name: 'health', method: 'GET', path: '/healthz' })).status).toBe(200);
-    expect(mw.queued).toEqual([]);
-  }, 120_000);
+  suite.onStore(
+    'should answer hostile operations, status reads and handovers with a JSON 4xx naming the value, writing nothing',
+    async () => {
+      const mw = suite.controller({ heartbeatInterval: null });
+      await mw.start();
+      const socket = join(dir, `api-${randomUUID().slice(0, 8)}.sock`);
+      api = await startLocalApi({ middleware: mw, listen: { socket }, logger: silent });
+      await guard.reset();
+      await report.check(
+        'hostile local API requests',
+        fc.asyncProperty(apiCases, async (c) => {
+          const { status, text } = await send({ socket }, c);
+          if (status === undefined || status < 400 || status >= 500)
+            throw new Error(`${c.name}: answered ${status}: ${text.slice(0, 300)}`);
+          const detail = (JSON.parse(text) as { detail?: unknown }).detail;
+          expect(typeof detail).toBe('string');
+          if (c.names !== undefined && !namesValue(detail as string, c.names))
+            throw new Error(`${c.name}: the detail does not name the value: ${detail as string}`);
+          await guard.expectUnchanged(c.name);
+        }),
+        weight,
+        { shrink: false },
+      );
+      expect((await send({ socket }, { name: 'health', method: 'GET', path: '/healthz' })).status).toBe(200);
+      expect(mw.queued).toEqual([]);
+    },
+    120_000,
+  );
 
-  suite.onStore('should refuse every request without the exact bearer token on loopback TCP with a JSON 401', async () => {
-    const mw = suite.controller({ heartbeatInterval: null });
-    await mw.start();
-    api = await startLocalApi({ middleware: mw, listen: { port: 0, token: TOKEN }, logger: silent });
-    const port = Number(new URL(api.url).port);
-    const health: ApiCase = { name: 'health', method: 'GET', path: '/healthz' };
-    const badAuth = fc.oneof(
-      hostileText,
-      hostileText.map((t) => `Bearer ${t}`),
-      // Trailing white space is not part of a header value (RFC 9110), so `Bearer <token> ` is the
-      // token; so are `bearer <token>` and `Bearer  <token>` (the scheme is case-insensitive and
-      // followed by 1*SP, RFC 7235 and 6750), accepted below.
-      fc.constantFrom('Bearer', 'Bearer ', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}x`, `Bearer ${'x'.repeat(60_000)}`, `Token ${TOKEN}`),
-    ).filter((v) => v !== `Bearer ${TOKEN}`);
-    await report.check(
-      'bad Authorization headers',
-      fc.asyncProperty(badAuth, async (auth) => {
-        const { status, text } = await send({ port }, health, Buffer.from(auth, 'utf8').toString('latin1'));
-        // Header bytes the HTTP parser refuses are a 400 before the API sees them; the rest a 401.
-        if (status !== 401 && status !== 400 && status !== 431) throw new Error(`Authorization ${preview(auth)}: answered ${status}: ${text.slice(0, 200)}`);
-        if (status === 401) expect((JSON.parse(text) as { detail: string }).detail).toContain("the sidecar's local API token");
-      }),
-      weight,
-      { shrink: false },
-    );
-    for (const auth of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `Bearer  ${TOKEN}`]) expect((await send({ port }, health, auth)).status).toBe(200);
-  }, 120_000);
+  suite.onStore(
+    'should refuse every request without the exact bearer token on loopback TCP with a JSON 401',
+    async () => {
+      const mw = suite.controller({ heartbeatInterval: null });
+      await mw.start();
+      api = await startLocalApi({ middleware: mw, listen: { port: 0, token: TOKEN }, logger: silent });
+      const port = Number(new URL(api.url).port);
+      const health: ApiCase = { name: 'health', method: 'GET', path: '/healthz' };
+      const badAuth = fc
+        .oneof(
+          hostileText,
+          hostileText.map((t) => `Bearer ${t}`),
+          // Trailing white space is not part of a header value (RFC 9110), so `Bearer <token> ` is the
+          // token; so are `bearer <token>` and `Bearer  <token>` (the scheme is case-insensitive and
+          // followed by 1*SP, RFC 7235 and 6750), accepted below.
+          fc.constantFrom(
+            'Bearer',
+            'Bearer ',
+            `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`,
+            `Bearer ${TOKEN.slice(0, -1)}`,
+            `Bearer ${TOKEN}x`,
+            `Bearer ${'x'.repeat(60_000)}`,
+            `Token ${TOKEN}`,
+          ),
+        )
+        .filter((v) => v !== `Bearer ${TOKEN}`);
+      await report.check(
+        'bad Authorization headers',
+        fc.asyncProperty(badAuth, async (auth) => {
+          const { status, text } = await send({ port }, health, Buffer.from(auth, 'utf8').toString('latin1'));
+          // Header bytes the HTTP parser refuses are a 400 before the API sees them; the rest a 401.
+          if (status !== 401 && status !== 400 && status !== 431)
+            throw new Error(`Authorization ${preview(auth)}: answered ${status}: ${text.slice(0, 200)}`);
+          if (status === 401) expect((JSON.parse(text) as { detail: string }).detail).toContain("the sidecar's local API token");
+        }),
+        weight,
+        { shrink: false },
+      );
+      for (const auth of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `Bearer  ${TOKEN}`])
+        expect((await send({ port }, health, auth)).status).toBe(200);
+    },
+    120_000,
+  );
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { ValueError } from '../../src/errors.js';
-import { ActivityFeed, type ActivityEntry } from '../../src/middleware/activity-feed.js';
+import { ActivityFeed, type ActivityEntry } from '../../src/middleware/runtime/activity-feed.js';
 
 describe('ActivityFeed', () => {
   it('should refuse a capacity that is not an integer >= 1, naming the value', () => {

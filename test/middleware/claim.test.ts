@@ -26,7 +26,9 @@ describe.each(['embedded', 'remote'] as const)('claimNext on the %s store', (kin
       (claimed) => {
         expect(claimed.data).toEqual({ testAngle: 30, testNote: 'a' });
         expect(claimed.operation.properties[ANGLE]).toEqual([expect.objectContaining({ value: '30' })]);
-        expect(claimed.operation.linked[cfc.implementsCapability]).toEqual([expect.objectContaining({ iri: mintCapabilityIri(plant.door1, 'open') })]);
+        expect(claimed.operation.linked[cfc.implementsCapability]).toEqual([
+          expect.objectContaining({ iri: mintCapabilityIri(plant.door1, 'open') }),
+        ]);
         claimed.result = 'opened';
         return 'ignored: result was set';
       },

@@ -85,7 +85,9 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     const snapshot = JSON.parse(outcome.failureState!) as Record<string, any>;
     expect(snapshot.id).toBe(plant.door1);
     expect(snapshot.types).toContain(plant.Door);
-    expect(snapshot.properties[`${'https://w3id.org/circularfactory/Core#'}hasCapability`]).toEqual(expect.arrayContaining([mintCapabilityIri(plant.door1, 'open')]));
+    expect(snapshot.properties[`${'https://w3id.org/circularfactory/Core#'}hasCapability`]).toEqual(
+      expect.arrayContaining([mintCapabilityIri(plant.door1, 'open')]),
+    );
     expect(snapshot.state).toEqual({ doorState: 'jammed', sensor: { error: 'sensor offline' } });
   });
 
@@ -102,10 +104,14 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     expect((error as Error).message).toBe('planner changed its mind');
     expect(await suite.dump()).toBe(before);
     const body = jest.fn();
-    const missing = await rejection(robot.request({ capabilityClass: plant.PickAndPlaceCapability, operationClass: plant.PickAndPlaceOperation }, body));
+    const missing = await rejection(
+      robot.request({ capabilityClass: plant.PickAndPlaceCapability, operationClass: plant.PickAndPlaceOperation }, body),
+    );
     expect(missing).toBeInstanceOf(OperationResolutionError);
     expect(body).not.toHaveBeenCalled();
-    expect(await rejection(robot.request({ capabilityClass: 'not an iri', operationClass: plant.OpenDoorOperation }))).toBeInstanceOf(ValueError);
+    expect(await rejection(robot.request({ capabilityClass: 'not an iri', operationClass: plant.OpenDoorOperation }))).toBeInstanceOf(
+      ValueError,
+    );
     expect(await suite.dump()).toBe(before);
   });
 
@@ -163,8 +169,14 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     door2.registerCallback(() => ran.push('door2'));
     await Promise.all([door1.start(), door2.start()]);
     const robot = await caller();
-    for (const [target, instance] of [[DOOR2, door2], [plant.door1, door1], [DOOR2, door2]] as const) {
-      const op = await robot.request({ ...OPEN_REQUEST, targetResource: target }, (d) => expect(d.target.serviceIri).toBe(instance.serviceIri));
+    for (const [target, instance] of [
+      [DOOR2, door2],
+      [plant.door1, door1],
+      [DOOR2, door2],
+    ] as const) {
+      const op = await robot.request({ ...OPEN_REQUEST, targetResource: target }, (d) =>
+        expect(d.target.serviceIri).toBe(instance.serviceIri),
+      );
       await robot.waitForOperation(op, { timeoutMs: 10_000 });
     }
     expect(ran).toEqual(['door2', 'door1', 'door2']);
@@ -180,7 +192,9 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
       return 'opened';
     });
     await Promise.all([controller.start(), monitor.start()]);
-    expect(await servicesOfResource(suite.newOgm(), plant.door1, { reachableOnly: true })).toEqual([controller.serviceIri, monitor.serviceIri].sort());
+    expect(await servicesOfResource(suite.newOgm(), plant.door1, { reachableOnly: true })).toEqual(
+      [controller.serviceIri, monitor.serviceIri].sort(),
+    );
     const state = await fetch(`${monitor.address}/state/doorState`);
     expect(await state.json()).toBe('closed');
     const robot = await caller();
@@ -189,7 +203,9 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     await until(async () => (await robot.readOperation(op))?.status === 'running', 'the controller to claim');
     lock.open();
     expect((await robot.waitForOperation(op)).status).toBe('done');
-    const noWorkflow = await rejection(robot.request({ capabilityClass: plant.DoorStateCapability, operationClass: plant.OpenDoorOperation, targetResource: plant.door1 }));
+    const noWorkflow = await rejection(
+      robot.request({ capabilityClass: plant.DoorStateCapability, operationClass: plant.OpenDoorOperation, targetResource: plant.door1 }),
+    );
     expect(noWorkflow).toBeInstanceOf(OperationResolutionError);
     expect((await suite.dump()).split('\n').filter((l) => l.includes(`<${w3.type}> <${plant.OpenDoorOperation}>`))).toHaveLength(1);
   });

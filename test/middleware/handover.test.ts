@@ -45,12 +45,16 @@ describe.each(['embedded', 'remote'] as const)('handover between middleware inst
     const body = jest.fn();
     const notMine = await rejection(conveyor.handover({ mode: mes.ReleaseAbility, workpiece: PART, counterpart: plant.robot1 }, body));
     expect(notMine).toBeInstanceOf(HandoverPreconditionError);
-    expect((notMine as Error).message).toContain(`<${plant.conveyor1}> does not possess workpiece <${PART}> (it is possessed by <${plant.robot1}>)`);
+    expect((notMine as Error).message).toContain(
+      `<${plant.conveyor1}> does not possess workpiece <${PART}> (it is possessed by <${plant.robot1}>)`,
+    );
     expect((notMine as Error).message).not.toContain('has no mes:hasHandoverAbility');
     // conveyor2 can Retrieve and Pass, neither of which complements Put.
     const noAbility = await rejection(robot.handover({ mode: mes.PutAbility, workpiece: PART, counterpart: plant.conveyor2 }, body));
     expect(noAbility).toBeInstanceOf(HandoverPreconditionError);
-    expect((noAbility as Error).message).toContain(`counterpart <${plant.conveyor2}> has no mes:hasHandoverAbility that mes:complements <${mes.PutAbility}>`);
+    expect((noAbility as Error).message).toContain(
+      `counterpart <${plant.conveyor2}> has no mes:hasHandoverAbility that mes:complements <${mes.PutAbility}>`,
+    );
     expect((noAbility as Error).message).not.toContain('does not possess');
     const both = await rejection(conveyor.handover({ mode: mes.PutAbility, workpiece: PART, counterpart: plant.conveyor2 }, body));
     expect((both as Error).message).toMatch(/does not possess.*; counterpart .* has no/);
@@ -69,6 +73,8 @@ describe.each(['embedded', 'remote'] as const)('handover between middleware inst
     expect((error as Error).message).toBe('gripper slipped');
     expect(await possessor()).toEqual(before);
     const watchdog = suite.create({ mode: 'watchdog', sweepInterval: 3600 });
-    expect(await rejection(watchdog.handover({ mode: mes.PutAbility, workpiece: PART, counterpart: plant.conveyor1 }))).toBeInstanceOf(RuntimeError);
+    expect(await rejection(watchdog.handover({ mode: mes.PutAbility, workpiece: PART, counterpart: plant.conveyor1 }))).toBeInstanceOf(
+      RuntimeError,
+    );
   });
 });

@@ -1,7 +1,21 @@
 import { describe, expect } from '@jest/globals';
 import { createServer } from 'node:net';
-import { buildEventTriggerUrl, buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
-import { OntologyGroundTruthError, RECLAIM_REASON, RuntimeError, SHUTDOWN_REASON, TransitionConflictError } from '../../src/middleware/index.js';
+import {
+  buildEventTriggerUrl,
+  buildStateEndpoint,
+  buildWorkflowEndpoint,
+  mintCapabilityIri,
+  mintServiceIri,
+  mintStatePropertyIri,
+  mintWorkflowIri,
+} from '../../src/iri/index.js';
+import {
+  OntologyGroundTruthError,
+  RECLAIM_REASON,
+  RuntimeError,
+  SHUTDOWN_REASON,
+  TransitionConflictError,
+} from '../../src/middleware/index.js';
 import { registerService, registerWorkflow, setOperationStatus, updateHeartbeat } from '../../src/registration/index.js';
 import { PLANT, plant, svc } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
@@ -13,7 +27,8 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
   const suite = middlewareSuite(kind, G);
   const { onStore } = suite;
 
-  const addressOf = async (serviceIri: string): Promise<string | undefined> => (await suite.dump()).match(new RegExp(`<${serviceIri}> <${svc.address}> "([^"]+)"`))?.[1];
+  const addressOf = async (serviceIri: string): Promise<string | undefined> =>
+    (await suite.dump()).match(new RegExp(`<${serviceIri}> <${svc.address}> "([^"]+)"`))?.[1];
   const { queuedOp } = suite;
 
   onStore('should register the Service reachable with its parts at start and deregister it at stop', async () => {
@@ -30,8 +45,12 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
     expect(dump).toContain(`<${serviceIri}> <${svc.address}> "${address}"`);
     expect(dump).toContain(`<${serviceIri}> <${svc.lastHeartbeat}>`);
     expect(dump).toContain(`<${mintWorkflowIri(serviceIri!, 'open')}> <${svc.endpoint}> "${buildWorkflowEndpoint(address!, 'open')}"`);
-    expect(dump).toContain(`<${mintStatePropertyIri(serviceIri!, 'doorState')}> <${svc.endpoint}> "${buildStateEndpoint(address!, 'doorState')}"`);
-    expect(dump).toContain(`<${mintCapabilityIri(plant.door1, 'open')}> <${svc.realizedByWorkflow}> <${mintWorkflowIri(serviceIri!, 'open')}>`);
+    expect(dump).toContain(
+      `<${mintStatePropertyIri(serviceIri!, 'doorState')}> <${svc.endpoint}> "${buildStateEndpoint(address!, 'doorState')}"`,
+    );
+    expect(dump).toContain(
+      `<${mintCapabilityIri(plant.door1, 'open')}> <${svc.realizedByWorkflow}> <${mintWorkflowIri(serviceIri!, 'open')}>`,
+    );
     expect(await (await fetch(`${address}/readyz`)).json()).toEqual({ status: 'ready' });
     expect(() => door.workflow({ ...OPEN, name: 'late' }, () => 1)).toThrow(RuntimeError);
     const op = await queuedOp();
@@ -45,7 +64,10 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
     expect((await door.readOperation(op))?.status).toBe('queued');
     expect(String(await rejection(fetch(`${address}/`)))).toMatch(/fetch failed/);
     expect(await rejection(door.start())).toBeInstanceOf(RuntimeError);
-    const kinds = door.activity!.entries().entries.map((e) => e.kind).filter((k) => k !== 'heartbeat');
+    const kinds = door
+      .activity!.entries()
+      .entries.map((e) => e.kind)
+      .filter((k) => k !== 'heartbeat');
     expect(kinds).toEqual(['reconstructed', 'registered', 'trigger', 'deregistered', 'stopped']);
   });
 
@@ -61,7 +83,9 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
     const port = Number(new URL(door.address!).port);
     // The port was released: it can be bound again.
     await new Promise<void>((resolve, reject) => {
-      const probe = createServer().once('error', reject).listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+      const probe = createServer()
+        .once('error', reject)
+        .listen(port, '127.0.0.1', () => probe.close(() => resolve()));
     });
   });
 
@@ -103,49 +127,60 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
     expect(seen).toEqual([queued]);
   });
 
-  onStore('should leave a running Operation to a live twin at restart, and fail it when the twin is dead though fresh in the graph', async () => {
-    const { logSink } = await import('./support/harness.js');
-    // A twin instance of door1 realizes the same Capability and is alive; an Operation of that
-    // Capability is running, perhaps on the twin.
-    const twin = suite.controller();
-    await twin.start();
-    const running = await queuedOp();
-    await setOperationStatus(suite.newOgm(), { operationIri: running, status: 'running' });
-    const sink = logSink();
-    const restarted = suite.controller({ logger: sink.logger });
-    await restarted.start();
-    expect((await restarted.readOperation(running))?.status).toBe('running');
-    expect(sink.lines().filter((l) => l.operation === running).map((l) => [l.msg, l.twin])).toEqual([
-      ['running operation left to a live twin that realizes its Capability', twin.address],
-    ]);
-    await restarted.stop();
-    await twin.stop();
+  onStore(
+    'should leave a running Operation to a live twin at restart, and fail it when the twin is dead though fresh in the graph',
+    async () => {
+      const { logSink } = await import('./support/harness.js');
+      // A twin instance of door1 realizes the same Capability and is alive; an Operation of that
+      // Capability is running, perhaps on the twin.
+      const twin = suite.controller();
+      await twin.start();
+      const running = await queuedOp();
+      await setOperationStatus(suite.newOgm(), { operationIri: running, status: 'running' });
+      const sink = logSink();
+      const restarted = suite.controller({ logger: sink.logger });
+      await restarted.start();
+      expect((await restarted.readOperation(running))?.status).toBe('running');
+      expect(
+        sink
+          .lines()
+          .filter((l) => l.operation === running)
+          .map((l) => [l.msg, l.twin]),
+      ).toEqual([['running operation left to a live twin that realizes its Capability', twin.address]]);
+      await restarted.stop();
+      await twin.stop();
 
-    // A twin that died a moment ago: registered, fresh heartbeat, address, but nothing answers.
-    const closedPort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
+      // A twin that died a moment ago: registered, fresh heartbeat, address, but nothing answers.
+      const closedPort = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
       });
-    });
-    const deadAddress = `http://127.0.0.1:${closedPort}`;
-    const dead = mintServiceIri(plant.door1, deadAddress);
-    const ogm = suite.newOgm();
-    await registerService(ogm, { resourceIri: plant.door1, serviceIri: dead, serviceClass: plant.ControllerService, address: deadAddress });
-    await registerWorkflow(ogm, {
-      resourceIri: plant.door1,
-      serviceIri: dead,
-      workflowIri: mintWorkflowIri(dead, 'open'),
-      workflowClass: plant.OpenDoorWorkflow,
-      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
-      capabilityClass: plant.DoorOpeningCapability,
-      endpoint: buildWorkflowEndpoint(deadAddress, 'open'),
-    });
-    await updateHeartbeat(ogm, dead);
-    const again = suite.controller();
-    await again.start();
-    expect(await again.readOperation(running)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
-  });
+      const deadAddress = `http://127.0.0.1:${closedPort}`;
+      const dead = mintServiceIri(plant.door1, deadAddress);
+      const ogm = suite.newOgm();
+      await registerService(ogm, {
+        resourceIri: plant.door1,
+        serviceIri: dead,
+        serviceClass: plant.ControllerService,
+        address: deadAddress,
+      });
+      await registerWorkflow(ogm, {
+        resourceIri: plant.door1,
+        serviceIri: dead,
+        workflowIri: mintWorkflowIri(dead, 'open'),
+        workflowClass: plant.OpenDoorWorkflow,
+        capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+        capabilityClass: plant.DoorOpeningCapability,
+        endpoint: buildWorkflowEndpoint(deadAddress, 'open'),
+      });
+      await updateHeartbeat(ogm, dead);
+      const again = suite.controller();
+      await again.start();
+      expect(await again.readOperation(running)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
+    },
+  );
 
   onStore('should give in-flight work the grace period at stop, then fail it; the late write loses', async () => {
     const { logSink } = await import('./support/harness.js');
@@ -157,12 +192,14 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
     await door.start();
     const op = await queuedOp();
     await postJson(buildEventTriggerUrl(door.address!), { operation_iri: op });
-    const claim = door.claimNext(async (c) => {
-      claimed.open();
-      await lock.promise;
-      expect(c.signal.aborted).toBe(true);
-      return 'too late';
-    }).catch((e: unknown) => (outcome = e));
+    const claim = door
+      .claimNext(async (c) => {
+        claimed.open();
+        await lock.promise;
+        expect(c.signal.aborted).toBe(true);
+        return 'too late';
+      })
+      .catch((e: unknown) => (outcome = e));
     await claimed.promise;
     await door.stop();
     expect(await door.readOperation(op)).toMatchObject({ status: 'failed', result: SHUTDOWN_REASON });

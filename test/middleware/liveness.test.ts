@@ -50,37 +50,44 @@ describe.each(['embedded', 'remote'] as const)('heartbeats and sweeps on the %s 
     await door.emitHeartbeat();
     expect(await hasAddress(door.serviceIri!)).toBe(true);
     const dump = await suite.dump();
-    expect(dump).toContain(`<${mintWorkflowIri(door.serviceIri!, 'open')}> <${svc.endpoint}> "${buildWorkflowEndpoint(door.address!, 'open')}"`);
+    expect(dump).toContain(
+      `<${mintWorkflowIri(door.serviceIri!, 'open')}> <${svc.endpoint}> "${buildWorkflowEndpoint(door.address!, 'open')}"`,
+    );
     expect(dump).toMatch(new RegExp(`_state_doorState> <${svc.endpoint}>`));
     expect(sink.lines().some((l) => l.level === 40 && String(l.msg).includes('deregistered behind'))).toBe(true);
     expect((await fetch(`${door.address}/readyz`)).status).toBe(200);
   });
 
-  onStore('should let a watchdog sweep a stale monitor without failing its live controller work', async () => {
-    const controller = suite.controller({ heartbeatInterval: 0.1 });
-    const monitor = suite.create({ resourceIri: plant.door1, serviceClass: plant.MonitorService, heartbeatInterval: null });
-    monitor.state(DOOR_STATE, () => 'closed');
-    const lock = gate();
-    controller.registerCallback(() => lock.promise.then(() => 'opened'));
-    await Promise.all([controller.start(), monitor.start()]);
-    const running = await queuedOp();
-    const waiting = await queuedOp();
-    for (const op of [running, waiting]) await postJson(buildEventTriggerUrl(controller.address!), { operation_iri: op });
-    await until(async () => (await controller.readOperation(running))?.status === 'running', 'the claim');
-    const watchdog = suite.create({ mode: 'watchdog', sweepInterval: 0.1, stalenessThreshold: 1, activityFeed: true });
-    await watchdog.start();
-    const sweptMonitor = () => watchdog.activity!.entries().entries.some((e) => e.kind === 'sweep' && (e.swept as string[]).includes(monitor.serviceIri!));
-    await until(sweptMonitor, 'the monitor to be swept', 15_000);
-    const sweeps = watchdog.activity!.entries().entries.filter((e) => e.kind === 'sweep');
-    expect(await hasAddress(monitor.serviceIri!)).toBe(false);
-    expect(sweeps.every((e) => !(e.swept as string[]).includes(controller.serviceIri!))).toBe(true);
-    expect(await hasAddress(controller.serviceIri!)).toBe(true);
-    expect((await controller.readOperation(running))?.status).toBe('running');
-    expect((await controller.readOperation(waiting))?.status).toBe('queued');
-    lock.open();
-    expect((await controller.waitForOperation(waiting, { timeoutMs: 10_000 })).status).toBe('done');
-    expect((await controller.readOperation(running))?.status).toBe('done');
-  }, 30_000);
+  onStore(
+    'should let a watchdog sweep a stale monitor without failing its live controller work',
+    async () => {
+      const controller = suite.controller({ heartbeatInterval: 0.1 });
+      const monitor = suite.create({ resourceIri: plant.door1, serviceClass: plant.MonitorService, heartbeatInterval: null });
+      monitor.state(DOOR_STATE, () => 'closed');
+      const lock = gate();
+      controller.registerCallback(() => lock.promise.then(() => 'opened'));
+      await Promise.all([controller.start(), monitor.start()]);
+      const running = await queuedOp();
+      const waiting = await queuedOp();
+      for (const op of [running, waiting]) await postJson(buildEventTriggerUrl(controller.address!), { operation_iri: op });
+      await until(async () => (await controller.readOperation(running))?.status === 'running', 'the claim');
+      const watchdog = suite.create({ mode: 'watchdog', sweepInterval: 0.1, stalenessThreshold: 1, activityFeed: true });
+      await watchdog.start();
+      const sweptMonitor = () =>
+        watchdog.activity!.entries().entries.some((e) => e.kind === 'sweep' && (e.swept as string[]).includes(monitor.serviceIri!));
+      await until(sweptMonitor, 'the monitor to be swept', 15_000);
+      const sweeps = watchdog.activity!.entries().entries.filter((e) => e.kind === 'sweep');
+      expect(await hasAddress(monitor.serviceIri!)).toBe(false);
+      expect(sweeps.every((e) => !(e.swept as string[]).includes(controller.serviceIri!))).toBe(true);
+      expect(await hasAddress(controller.serviceIri!)).toBe(true);
+      expect((await controller.readOperation(running))?.status).toBe('running');
+      expect((await controller.readOperation(waiting))?.status).toBe('queued');
+      lock.open();
+      expect((await controller.waitForOperation(waiting, { timeoutMs: 10_000 })).status).toBe('done');
+      expect((await controller.readOperation(running))?.status).toBe('done');
+    },
+    30_000,
+  );
 
   onStore('should sweep a dead controller on demand and fail its stranded Operations', async () => {
     const dead = suite.controller({ heartbeatInterval: null });
@@ -99,7 +106,9 @@ describe.each(['embedded', 'remote'] as const)('heartbeats and sweeps on the %s 
 
   onStore('should serve a watchdog HTTP surface and register nothing', async () => {
     const watchdog = suite.create({ mode: 'watchdog', sweepInterval: 3600, activityFeed: true });
-    expect(() => watchdog.workflow({ capabilityClass: plant.DoorOpeningCapability, workflowClass: plant.OpenDoorWorkflow, name: 'x' }, () => 1)).toThrow(RuntimeError);
+    expect(() =>
+      watchdog.workflow({ capabilityClass: plant.DoorOpeningCapability, workflowClass: plant.OpenDoorWorkflow, name: 'x' }, () => 1),
+    ).toThrow(RuntimeError);
     await watchdog.start();
     expect(await (await fetch(`${watchdog.address}/`)).json()).toBe('Welcome to semantic middleware!');
     expect((await fetch(`${watchdog.address}/healthz`)).status).toBe(200);

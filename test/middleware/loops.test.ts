@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { LIMITS } from '../../src/limits.js';
-import { backoffMs, runLoop, sleep } from '../../src/middleware/loops.js';
-import { WorkQueue } from '../../src/middleware/work-queue.js';
+import { backoffMs, runLoop, sleep } from '../../src/middleware/runtime/loops.js';
+import { WorkQueue } from '../../src/middleware/runtime/work-queue.js';
 import { logSink } from './support/harness.js';
 
 describe('background loops', () => {

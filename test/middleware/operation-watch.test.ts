@@ -22,9 +22,23 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
     expect(await readOperation(ogm, op)).toEqual({ operationIri: op, status: 'queued' });
     await setOperationStatus(ogm, { operationIri: op, status: 'running' });
     const at = new Date('2026-01-02T03:04:05.000Z');
-    await recordTerminalStatus(ogm, { operationIri: op, workflowIri: WORKFLOW, status: 'failed', result: 'boom', failureState: '{"id":"x"}', timestamp: at });
+    await recordTerminalStatus(ogm, {
+      operationIri: op,
+      workflowIri: WORKFLOW,
+      status: 'failed',
+      result: 'boom',
+      failureState: '{"id":"x"}',
+      timestamp: at,
+    });
     const snapshot = await readOperation(ogm, op);
-    expect(snapshot).toEqual({ operationIri: op, status: 'failed', result: 'boom', failureState: '{"id":"x"}', workflowIri: WORKFLOW, timestamp: at });
+    expect(snapshot).toEqual({
+      operationIri: op,
+      status: 'failed',
+      result: 'boom',
+      failureState: '{"id":"x"}',
+      workflowIri: WORKFLOW,
+      timestamp: at,
+    });
   });
 
   onStore('should wait for the terminal status, time out with a 504, and refuse an absent Operation', async () => {
@@ -39,6 +53,8 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
     const waiting = waitForOperation(ogm, op, { timeoutMs: 10_000 });
     await markOperationFailed(suite.newOgm(), op, 'no longer needed');
     expect(await waiting).toMatchObject({ status: 'failed', result: 'no longer needed' });
-    expect(await rejection(waitForOperation(ogm, mintOperationIri(plant.OpenDoorOperation), { timeoutMs: 100 }))).toBeInstanceOf(OperationResolutionError);
+    expect(await rejection(waitForOperation(ogm, mintOperationIri(plant.OpenDoorOperation), { timeoutMs: 100 }))).toBeInstanceOf(
+      OperationResolutionError,
+    );
   });
 });

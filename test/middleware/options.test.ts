@@ -27,7 +27,8 @@ describe('SemanticMiddleware options and registration API', () => {
   afterAll(async () => store.close());
 
   const make = (options: SemanticMiddlewareOptions) => new SemanticMiddleware({ logger: silent, ...options });
-  const door = (extra: Partial<SemanticMiddlewareOptions> = {}) => make({ resourceIri: plant.door1, serviceClass: plant.ControllerService, ogm, ...extra });
+  const door = (extra: Partial<SemanticMiddlewareOptions> = {}) =>
+    make({ resourceIri: plant.door1, serviceClass: plant.ControllerService, ogm, ...extra });
   const error = (fn: () => unknown): Error => {
     try {
       fn();
@@ -76,7 +77,9 @@ describe('SemanticMiddleware options and registration API', () => {
     expect(door({ port: 0 }).address).toBeUndefined();
     expect(door({ address: 'HTTP://Door1.Plant:9000/' }).address).toBe('http://door1.plant:9000');
     expect(door({ host: '::1', port: 8100 }).address).toBe('http://[::1]:8100');
-    expect(() => door({ heartbeatInterval: null, connectorSyncDirection: SyncDirection.PULL, connectorRegistry: {}, autoregisterConnectors: false })).not.toThrow();
+    expect(() =>
+      door({ heartbeatInterval: null, connectorSyncDirection: SyncDirection.PULL, connectorRegistry: {}, autoregisterConnectors: false }),
+    ).not.toThrow();
   });
 
   it.each([
@@ -109,17 +112,27 @@ describe('SemanticMiddleware options and registration API', () => {
     mw.workflow({ capabilityClass: OPEN.capabilityClass, workflowClass: OPEN.workflowClass }, function open() {
       return 'opened';
     });
-    expect(() => mw.workflow({ capabilityClass: OPEN.capabilityClass, workflowClass: OPEN.workflowClass }, () => 1)).toThrow(/needs a name/);
+    expect(() => mw.workflow({ capabilityClass: OPEN.capabilityClass, workflowClass: OPEN.workflowClass }, () => 1)).toThrow(
+      /needs a name/,
+    );
     expect(() => mw.workflow(OPEN, () => 1)).toThrow(/"open" is already registered/);
     expect(() => mw.state({ ...DOOR_STATE, name: 'open' }, () => 1)).toThrow(/already registered/);
     expect(() => mw.workflow({ ...OPEN, name: 'event_trigger' }, () => 1)).toThrow(/reserved for the event trigger/);
     expect(() => mw.workflow({ ...OPEN, name: 'has space' }, () => 1)).toThrow(/not a valid name/);
-    expect(() => mw.workflow({ workflowClass: OPEN.workflowClass, name: 'x' } as never, () => 1)).toThrow(/needs the option capabilityClass/);
-    expect(() => mw.workflow({ capabilityClass: OPEN.capabilityClass, name: 'x' } as never, () => 1)).toThrow(/needs the option workflowClass/);
-    expect(() => mw.state({ capabilityClass: 'door state', statePropertyClass: DOOR_STATE.statePropertyClass, name: 's' }, () => 1)).toThrow(ValueError);
-    expect(() => mw.state({ ...DOOR_STATE, name: undefined }, function doorState() {
-      return 'closed';
-    })).not.toThrow();
+    expect(() => mw.workflow({ workflowClass: OPEN.workflowClass, name: 'x' } as never, () => 1)).toThrow(
+      /needs the option capabilityClass/,
+    );
+    expect(() => mw.workflow({ capabilityClass: OPEN.capabilityClass, name: 'x' } as never, () => 1)).toThrow(
+      /needs the option workflowClass/,
+    );
+    expect(() =>
+      mw.state({ capabilityClass: 'door state', statePropertyClass: DOOR_STATE.statePropertyClass, name: 's' }, () => 1),
+    ).toThrow(ValueError);
+    expect(() =>
+      mw.state({ ...DOOR_STATE, name: undefined }, function doorState() {
+        return 'closed';
+      }),
+    ).not.toThrow();
     expect(() => make({ mode: 'watchdog', ogm }).state(DOOR_STATE, () => 1)).toThrow(RuntimeError);
     expect(() => make({ mode: 'watchdog', ogm }).registerCallback(() => 1)).toThrow(RuntimeError);
     mw.registerCallback(() => 1);
@@ -130,7 +143,13 @@ describe('SemanticMiddleware options and registration API', () => {
     const mw = make({ mode: 'watchdog', ogm, port: 0, sweepInterval: 3600 });
     expect(mw.app).toBe(mw.app);
     let transport: [string, number] | undefined;
-    const withTransport = make({ mode: 'watchdog', ogm, port: 0, sweepInterval: 3600, ensureTransport: (h, p) => void (transport = [h, p]) });
+    const withTransport = make({
+      mode: 'watchdog',
+      ogm,
+      port: 0,
+      sweepInterval: 3600,
+      ensureTransport: (h, p) => void (transport = [h, p]),
+    });
     await withTransport.start();
     try {
       expect(transport).toEqual(['127.0.0.1', 0]);

@@ -76,36 +76,44 @@ describe.each(['embedded', 'remote'] as const)('the event trigger on the %s stor
     expect(await rejection(door.claimNext(() => 1))).toBeInstanceOf(UnavailableError);
   });
 
-  onStore('should run each of 20 Operations exactly once under concurrent triggers and claims on two instances', async () => {
-    // Two controllers of one resource share the `open` Capability, so both accept every trigger.
-    const runs = new Map<string, number>();
-    const work = async (claimed: { operationIri: string }) => {
-      runs.set(claimed.operationIri, (runs.get(claimed.operationIri) ?? 0) + 1);
-      await new Promise((r) => setTimeout(r, 5));
-      return 'ok';
-    };
-    const a = suite.controller();
-    const b = suite.controller();
-    a.registerCallback(work);
-    await Promise.all([a.start(), b.start()]);
-    const ops = await Promise.all(Array.from({ length: 20 }, () => queuedOp()));
-    const triggers = ops.flatMap((op) => [trigger(a.address!, op), trigger(b.address!, op), trigger(a.address!, op)]);
-    const answers = await Promise.all(triggers);
-    // A trigger arriving after another instance claimed the Operation is refused (409: running).
-    expect(answers.filter((x) => x.status !== 200 && x.status !== 409)).toEqual([]);
-    for (const op of ops) expect(answers.some((x) => x.status === 200 && x.body.operation === op)).toBe(true);
-    // Manual claims on b race a's callback worker for the same Operations.
-    const manual = async (): Promise<void> => {
-      for (;;) {
-        const e = await rejection(b.claimNext(work));
-        if (e instanceof OperationQueueEmpty) return;
-      }
-    };
-    await Promise.all([manual(), manual(), manual()]);
-    await until(async () => {
-      const snaps = await Promise.all(ops.map((op) => a.readOperation(op)));
-      return snaps.every((s) => s?.status === 'done');
-    }, 'every Operation to be done', 20_000);
-    expect(ops.map((op) => runs.get(op))).toEqual(ops.map(() => 1));
-  }, 60_000);
+  onStore(
+    'should run each of 20 Operations exactly once under concurrent triggers and claims on two instances',
+    async () => {
+      // Two controllers of one resource share the `open` Capability, so both accept every trigger.
+      const runs = new Map<string, number>();
+      const work = async (claimed: { operationIri: string }) => {
+        runs.set(claimed.operationIri, (runs.get(claimed.operationIri) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 5));
+        return 'ok';
+      };
+      const a = suite.controller();
+      const b = suite.controller();
+      a.registerCallback(work);
+      await Promise.all([a.start(), b.start()]);
+      const ops = await Promise.all(Array.from({ length: 20 }, () => queuedOp()));
+      const triggers = ops.flatMap((op) => [trigger(a.address!, op), trigger(b.address!, op), trigger(a.address!, op)]);
+      const answers = await Promise.all(triggers);
+      // A trigger arriving after another instance claimed the Operation is refused (409: running).
+      expect(answers.filter((x) => x.status !== 200 && x.status !== 409)).toEqual([]);
+      for (const op of ops) expect(answers.some((x) => x.status === 200 && x.body.operation === op)).toBe(true);
+      // Manual claims on b race a's callback worker for the same Operations.
+      const manual = async (): Promise<void> => {
+        for (;;) {
+          const e = await rejection(b.claimNext(work));
+          if (e instanceof OperationQueueEmpty) return;
+        }
+      };
+      await Promise.all([manual(), manual(), manual()]);
+      await until(
+        async () => {
+          const snaps = await Promise.all(ops.map((op) => a.readOperation(op)));
+          return snaps.every((s) => s?.status === 'done');
+        },
+        'every Operation to be done',
+        20_000,
+      );
+      expect(ops.map((op) => runs.get(op))).toEqual(ops.map(() => 1));
+    },
+    60_000,
+  );
 });

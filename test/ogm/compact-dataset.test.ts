@@ -21,8 +21,14 @@ const term = <T>(pool: readonly T[]) => fc.constantFrom(...pool);
 const quadArb = fc.tuple(term(subjects), term(predicates), term(objects), term(graphs)).map(([s, p, o, g]) => quad(s, p, o, g));
 const maybe = <T>(pool: readonly T[]) => fc.option(term(pool), { nil: null });
 
-const text = (quads: Iterable<{ subject: { value: string }; predicate: { value: string }; object: { value: string; termType: string }; graph: { value: string } }>) =>
-  [...quads].map((q) => `${q.subject.value} ${q.predicate.value} ${q.object.termType}:${q.object.value} ${q.graph.value}`).sort();
+const text = (
+  quads: Iterable<{
+    subject: { value: string };
+    predicate: { value: string };
+    object: { value: string; termType: string };
+    graph: { value: string };
+  }>,
+) => [...quads].map((q) => `${q.subject.value} ${q.predicate.value} ${q.object.termType}:${q.object.value} ${q.graph.value}`).sort();
 
 describe('CompactDataset', () => {
   it('should match, add, delete and count exactly as the N3 store does', () => {
@@ -49,7 +55,10 @@ describe('CompactDataset', () => {
   });
 
   it('should tell literals apart by datatype and language', () => {
-    const ds = new CompactDataset([quad(subjects[0]!, predicates[0]!, literal('1')), quad(subjects[0]!, predicates[0]!, literal('1', 'en'))]);
+    const ds = new CompactDataset([
+      quad(subjects[0]!, predicates[0]!, literal('1')),
+      quad(subjects[0]!, predicates[0]!, literal('1', 'en')),
+    ]);
     expect(ds.size).toBe(2);
     expect(ds.match(null, null, literal('1', 'en')).size).toBe(1);
     expect(ds.has(quad(subjects[0]!, predicates[0]!, literal('1', namedNode('http://www.w3.org/2001/XMLSchema#integer'))))).toBe(false);

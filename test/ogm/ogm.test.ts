@@ -35,7 +35,11 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   }
 
   async function service(): Promise<void> {
-    await suite.ogm.create({ iri: S, type: PLANT('ControllerService'), properties: { [svc.address]: 'http://127.0.0.1:8000', [svc.isServiceOf]: R } });
+    await suite.ogm.create({
+      iri: S,
+      type: PLANT('ControllerService'),
+      properties: { [svc.address]: 'http://127.0.0.1:8000', [svc.isServiceOf]: R },
+    });
   }
 
   onStore('should create a typed individual in one update and fetch it back', async () => {
@@ -43,7 +47,11 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     await service();
     expect(suite.store!.requestCount - before).toBeLessThanOrEqual(1 + 2); // TBox and shapes are read once, then cached
     const again = suite.store!.requestCount;
-    await suite.ogm.create({ iri: `${S}2`, type: svc.Service, properties: { [svc.address]: 'http://127.0.0.1:8001', [svc.isServiceOf]: R } });
+    await suite.ogm.create({
+      iri: `${S}2`,
+      type: svc.Service,
+      properties: { [svc.address]: 'http://127.0.0.1:8001', [svc.isServiceOf]: R },
+    });
     expect(suite.store!.requestCount - again).toBe(1);
     const ind = await suite.ogm.fetch(S);
     expect(ind?.types).toEqual([PLANT('ControllerService')]);
@@ -82,7 +90,9 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000002';
     await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'queued' } });
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } })),
+      Array.from({ length: 12 }, () =>
+        suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'running' }, guard: { [svc.operationStatus]: 'queued' } }),
+      ),
     );
     expect(results.filter((r) => r.applied)).toHaveLength(1);
   });
@@ -90,15 +100,27 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   onStore('should apply a one-of guard only when the property holds one allowed value', async () => {
     const op = 'https://example.org/plant#OpenDoorOperation_op_000000000005';
     await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: 'running' } });
-    const fail = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
-    const again = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'failed' }, guardOneOf: { [svc.operationStatus]: ['queued', 'running'] } });
+    const fail = await suite.ogm.commit({
+      iri: op,
+      set: { [svc.operationStatus]: 'failed' },
+      guardOneOf: { [svc.operationStatus]: ['queued', 'running'] },
+    });
+    const again = await suite.ogm.commit({
+      iri: op,
+      set: { [svc.operationStatus]: 'failed' },
+      guardOneOf: { [svc.operationStatus]: ['queued', 'running'] },
+    });
     expect([fail.applied, again.applied]).toEqual([true, false]);
   });
 
   onStore('should replace values on every matched individual in one request', async () => {
     const ops = [1, 2, 3].map((i) => `https://example.org/plant#OpenDoorOperation_op_10000000000${i}`);
     for (const [i, op] of ops.entries()) {
-      await suite.ogm.create({ iri: op, type: PLANT('OpenDoorOperation'), properties: { [svc.operationStatus]: i === 2 ? 'done' : 'queued' } });
+      await suite.ogm.create({
+        iri: op,
+        type: PLANT('OpenDoorOperation'),
+        properties: { [svc.operationStatus]: i === 2 ? 'done' : 'queued' },
+      });
     }
     const before = suite.store!.requestCount;
     await suite.ogm.commitMatching({
@@ -110,7 +132,12 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     const statuses = await Promise.all(ops.map(async (op) => (await suite.ogm.fetch(op))?.properties[svc.operationStatus]?.[0]?.value));
     expect(statuses).toEqual(['failed', 'failed', 'done']);
     await expectRefused(
-      () => suite.ogm.commitMatching({ subjectClass: cfc.Operation, match: sparql`?s ${namedNode(svc.operationStatus)} ?x .`, set: { [svc.address]: 'http://x' } }),
+      () =>
+        suite.ogm.commitMatching({
+          subjectClass: cfc.Operation,
+          match: sparql`?s ${namedNode(svc.operationStatus)} ?x .`,
+          set: { [svc.address]: 'http://x' },
+        }),
       /outside the domain/,
     );
   });
@@ -118,7 +145,11 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   onStore('should clear properties of individuals of other classes in a bulk removal, and still check writes', async () => {
     await service();
     const wf = `${S}_workflow_open`;
-    await suite.ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
+    await suite.ogm.create({
+      iri: wf,
+      type: PLANT('OpenDoorWorkflow'),
+      properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' },
+    });
     const before = suite.store!.requestCount;
     await suite.ogm.commitMatching({
       subjectClass: svc.Service,
@@ -130,12 +161,22 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     expect((await suite.ogm.fetch(wf))?.properties[svc.endpoint]).toBeUndefined();
     expect((await suite.ogm.fetch(wf))?.properties[svc.isWorkflowOf]).toEqual([namedNode(S)]);
     await expectRefused(
-      () => suite.ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { 'https://example.org/undeclared': [] } }),
+      () =>
+        suite.ogm.commitMatching({
+          subjectClass: svc.Service,
+          match: sparql`VALUES ?s { ${namedNode(S)} }`,
+          set: { 'https://example.org/undeclared': [] },
+        }),
       /not declared/,
       'property-declared',
     );
     await expectRefused(
-      () => suite.ogm.commitMatching({ subjectClass: svc.Service, match: sparql`VALUES ?s { ${namedNode(S)} }`, set: { [svc.address]: [], [svc.endpoint]: 'http://x' } }),
+      () =>
+        suite.ogm.commitMatching({
+          subjectClass: svc.Service,
+          match: sparql`VALUES ?s { ${namedNode(S)} }`,
+          set: { [svc.address]: [], [svc.endpoint]: 'http://x' },
+        }),
       /outside the domain/,
       'domain',
     );
@@ -147,7 +188,11 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
 
   onStore('should refuse an undeclared property', async () => {
     await service();
-    await expectRefused(() => suite.ogm.commit({ iri: S, set: { 'https://example.org/undeclared': 'x' } }), /not declared/, 'property-declared');
+    await expectRefused(
+      () => suite.ogm.commit({ iri: S, set: { 'https://example.org/undeclared': 'x' } }),
+      /not declared/,
+      'property-declared',
+    );
   });
 
   onStore('should refuse a property whose domain the class does not satisfy', async () => {
@@ -157,8 +202,16 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
 
   onStore('should refuse a literal of the wrong datatype', async () => {
     await service();
-    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday') } }), /takes literals of/, 'range-datatype');
-    await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday', xsd.dateTime) } }), /not a valid/, 'lexical-form');
+    await expectRefused(
+      () => suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday') } }),
+      /takes literals of/,
+      'range-datatype',
+    );
+    await expectRefused(
+      () => suite.ogm.commit({ iri: S, set: { [svc.lastHeartbeat]: literal('yesterday', xsd.dateTime) } }),
+      /not a valid/,
+      'lexical-form',
+    );
   });
 
   onStore('should refuse an object value for a datatype property', async () => {
@@ -173,12 +226,23 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     await suite.ogm.create({ iri: ps1, type: cfc.PossessionState });
     await suite.ogm.create({ iri: ps2, type: cfc.PossessionState });
     await suite.ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: ps1 } });
-    await expectRefused(() => suite.ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: [ps1, ps2] } }), /at most 1|maxCount|MaxCount/);
-    await expectRefused(() => suite.ogm.db.append({ subject: WP, predicate: cfc.hasPossessedWorkpiece, object: ps2 }), /ogm\.commit/, 'low-level-append');
+    await expectRefused(
+      () => suite.ogm.commit({ iri: WP, set: { [cfc.hasPossessedWorkpiece]: [ps1, ps2] } }),
+      /at most 1|maxCount|MaxCount/,
+    );
+    await expectRefused(
+      () => suite.ogm.db.append({ subject: WP, predicate: cfc.hasPossessedWorkpiece, object: ps2 }),
+      /ogm\.commit/,
+      'low-level-append',
+    );
   });
 
   onStore('should refuse an unknown class', async () => {
-    await expectRefused(() => suite.ogm.create({ iri: S, type: 'https://example.org/plant#NoSuchClass' }), /not declared/, 'class-declared');
+    await expectRefused(
+      () => suite.ogm.create({ iri: S, type: 'https://example.org/plant#NoSuchClass' }),
+      /not declared/,
+      'class-declared',
+    );
   });
 
   it.each([
@@ -190,7 +254,10 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     await service();
     await expectRefused(() => suite.ogm.create({ iri: bad, type: svc.Service }), /not a valid absolute IRI/);
     await expectRefused(() => suite.ogm.commit({ iri: S, set: { [bad]: 'x' } }), /not a valid absolute IRI/);
-    await expectRefused(() => suite.ogm.db.append({ subject: 'https://example.org/plant#door1', predicate: cfc.hasCapability, object: bad }), /not a valid absolute IRI/);
+    await expectRefused(
+      () => suite.ogm.db.append({ subject: 'https://example.org/plant#door1', predicate: cfc.hasCapability, object: bad }),
+      /not a valid absolute IRI/,
+    );
   });
 
   onStore('should store hostile literal text verbatim and nothing else', async () => {
@@ -212,7 +279,11 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   onStore('should follow property chains on fetch', async () => {
     await service();
     const wf = `${S}_workflow_open`;
-    await suite.ogm.create({ iri: wf, type: PLANT('OpenDoorWorkflow'), properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' } });
+    await suite.ogm.create({
+      iri: wf,
+      type: PLANT('OpenDoorWorkflow'),
+      properties: { [svc.isWorkflowOf]: S, [svc.endpoint]: 'http://127.0.0.1:8000/workflows/open/execute' },
+    });
     const ind = await suite.ogm.fetch(wf, { follow: [[svc.isWorkflowOf]] });
     expect(ind?.linked[svc.isWorkflowOf]?.[0]?.iri).toBe(S);
     expect(ind?.linked[svc.isWorkflowOf]?.[0]?.properties[svc.address]).toHaveLength(1);
@@ -230,7 +301,11 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
   onStore('should refuse values and inputs of the wrong shape with typed errors, writing nothing', async () => {
     await service();
     for (const value of [null, undefined, {}, [[1]]]) {
-      await expectRefused(() => suite.ogm.commit({ iri: S, set: { [svc.address]: value as never } }), /is not a string, number, boolean, Date or RDF term/u, 'value-kind');
+      await expectRefused(
+        () => suite.ogm.commit({ iri: S, set: { [svc.address]: value as never } }),
+        /is not a string, number, boolean, Date or RDF term/u,
+        'value-kind',
+      );
     }
     await expectRefused(() => suite.ogm.create({ iri: `${S}3`, type: 42 as never }), /must be a class IRI or a list of them, got "42"/u);
     await expectRefused(() => suite.ogm.create(null as never), /create input must be an object, got "null"/u);

@@ -31,7 +31,11 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     const before = suite.requests();
     const target = await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability);
     expect(suite.requests() - before).toBe(1);
-    expect(target).toEqual({ capabilityIri: door.workflows[0]!.capabilityIri, serviceIri: door.serviceIri, serviceAddress: 'http://127.0.0.1:8201' });
+    expect(target).toEqual({
+      capabilityIri: door.workflows[0]!.capabilityIri,
+      serviceIri: door.serviceIri,
+      serviceAddress: 'http://127.0.0.1:8201',
+    });
   });
 
   onStore('should match subclasses of the Capability class', async () => {
@@ -46,10 +50,21 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     const before = suite.requests();
     const target = await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: door2 });
     expect(suite.requests() - before).toBe(1);
-    expect(target).toEqual({ capabilityIri: mintCapabilityIri(door2, 'open'), serviceIri: two.serviceIri, serviceAddress: 'http://127.0.0.1:8204' });
-    await expectUnresolved(resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.robot1 }), escape(plant.DoorOpeningCapability), escape(plant.robot1));
+    expect(target).toEqual({
+      capabilityIri: mintCapabilityIri(door2, 'open'),
+      serviceIri: two.serviceIri,
+      serviceAddress: 'http://127.0.0.1:8204',
+    });
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.robot1 }),
+      escape(plant.DoorOpeningCapability),
+      escape(plant.robot1),
+    );
     // The door2 Service realizes no closing Capability.
-    await expectUnresolved(resolveDispatchTarget(ogm(), plant.DoorClosingCapability, { targetResource: door2 }), escape(plant.DoorClosingCapability));
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorClosingCapability, { targetResource: door2 }),
+      escape(plant.DoorClosingCapability),
+    );
   });
 
   onStore('should prefer the freshest heartbeat, and a Service without heartbeat last', async () => {
@@ -59,7 +74,9 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(fresh.serviceIri);
     // Two instances of one resource: the fresher wins when pinned too.
     const second = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8208', heartbeat: ago(2) });
-    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.door1 })).serviceIri).toBe(second.serviceIri);
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.door1 })).serviceIri).toBe(
+      second.serviceIri,
+    );
     expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(second.serviceIri);
   });
 
@@ -69,9 +86,13 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     await addService(ogm(), { resourceIri: door2, address: 'http://127.0.0.1:8211', heartbeat: ago(7200) });
     expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(old.serviceIri);
     const none = await addService(ogm(), { resourceIri: PLANT('door4'), address: 'http://127.0.0.1:8212', heartbeat: null });
-    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: PLANT('door4') })).serviceIri).toBe(none.serviceIri);
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: PLANT('door4') })).serviceIri).toBe(
+      none.serviceIri,
+    );
     // Within a wider freshness window the old one counts as fresh and still wins.
-    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { freshWithinSeconds: 86_400 })).serviceIri).toBe(old.serviceIri);
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { freshWithinSeconds: 86_400 })).serviceIri).toBe(
+      old.serviceIri,
+    );
   });
 
   onStore(
@@ -80,7 +101,11 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
       const fresh = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8220', heartbeat: ago(5) });
       // Registered later, so the store meets them first; more than FRESH_CANDIDATES + FALLBACK_CANDIDATES.
       for (let i = 0; i < FRESH_CANDIDATES + FALLBACK_CANDIDATES + 4; i++) {
-        await addService(ogm(), { resourceIri: PLANT(`deadDoor${i}`), address: `http://127.0.0.1:${8300 + i}`, heartbeat: i % 2 ? null : ago(3600) });
+        await addService(ogm(), {
+          resourceIri: PLANT(`deadDoor${i}`),
+          address: `http://127.0.0.1:${8300 + i}`,
+          heartbeat: i % 2 ? null : ago(3600),
+        });
       }
       const before = suite.requests();
       expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(fresh.serviceIri);
@@ -123,12 +148,21 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
 
   async function operationFor(capabilityIri: string, graph?: string): Promise<string> {
     const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(ogm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri, ...(graph ? { namedGraph: graph } : {}) });
+    await createOperation(ogm(), {
+      operationIri,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri,
+      ...(graph ? { namedGraph: graph } : {}),
+    });
     return operationIri;
   }
 
   onStore('should resolve the Workflow of an Operation in one query, even after deregistration', async () => {
-    const door = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8215', workflows: [OPEN_DOOR, CLOSE_DOOR] });
+    const door = await addService(ogm(), {
+      resourceIri: plant.door1,
+      address: 'http://127.0.0.1:8215',
+      workflows: [OPEN_DOOR, CLOSE_DOOR],
+    });
     const op = await operationFor(door.workflows[1]!.capabilityIri);
     const before = suite.requests();
     expect(await resolveOperationWorkflow(ogm(), op)).toBe(door.workflows[1]!.workflowIri);

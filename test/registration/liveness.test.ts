@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { ValueError } from '../../src/errors.js';
-import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
+import {
+  buildStateEndpoint,
+  buildWorkflowEndpoint,
+  mintCapabilityIri,
+  mintServiceIri,
+  mintStatePropertyIri,
+  mintWorkflowIri,
+} from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
 import { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
 import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
@@ -72,10 +79,17 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
   const values = async (iri: string, property: string): Promise<string[]> =>
     ((await suite.ogm.fetch(iri, { graph: G }))?.properties[property] ?? []).map((t) => t.value).sort();
   const statusOf = async (op: string): Promise<string | undefined> => (await values(op, svc.operationStatus))[0];
-  const sweep = (extra: { reason?: string } = {}): Promise<string[]> => sweepStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G, ...extra });
+  const sweep = (extra: { reason?: string } = {}): Promise<string[]> =>
+    sweepStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G, ...extra });
 
   /** A reachable Service with an optional heartbeat (`null`: none), realizing `workflowCapability` if given. */
-  async function service(opts: { resource?: string; address: string; heartbeat: Date | null; workflowCapability?: string; stateCapability?: string }): Promise<string> {
+  async function service(opts: {
+    resource?: string;
+    address: string;
+    heartbeat: Date | null;
+    workflowCapability?: string;
+    stateCapability?: string;
+  }): Promise<string> {
     const resourceIri = opts.resource ?? R;
     const serviceIri = mintServiceIri(resourceIri, opts.address);
     const cls = opts.workflowCapability ? plant.ControllerService : plant.MonitorService;
@@ -111,7 +125,12 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
   let opCounter = 0;
   async function operation(capabilityIri: string, status = 'queued'): Promise<string> {
     const iri = `${plant.OpenDoorOperation}_op_${String(++opCounter).padStart(12, '0')}`;
-    await suite.ogm.create({ iri, type: plant.OpenDoorOperation, properties: { [cfc.implementsCapability]: capabilityIri, [svc.operationStatus]: status }, graph: G });
+    await suite.ogm.create({
+      iri,
+      type: plant.OpenDoorOperation,
+      properties: { [cfc.implementsCapability]: capabilityIri, [svc.operationStatus]: status },
+      graph: G,
+    });
     return iri;
   }
 
@@ -128,11 +147,15 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     await operation(CAP_OPEN, 'queued');
     await operation(CAP_STATE, 'running');
     const orphans = async (): Promise<string[]> =>
-      (await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G })).filter((r) => r.survivors.length === 0).map((r) => r.operationIri);
+      (await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G }))
+        .filter((r) => r.survivors.length === 0)
+        .map((r) => r.operationIri);
     // A live twin realizing the Capability may be running it: not an orphan. The restarted
     // Service itself (fresh, reachable) does not count; the monitor realizes no Workflow.
     const before = suite.store!.requestCount;
-    expect(await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([{ operationIri: running, survivors: ['http://127.0.0.1:8203'] }]);
+    expect(await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([
+      { operationIri: running, survivors: ['http://127.0.0.1:8203'] },
+    ]);
     expect(suite.store!.requestCount - before).toBe(1);
     expect(await orphans()).toEqual([]);
     // The twin's heartbeat goes stale: no survivor is left, the Operation is an orphan.
@@ -270,7 +293,12 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
         for (let i = 0; i < n; i++) {
           const resource = `${plant.door1}_${n}_${i}`;
           const cap = mintCapabilityIri(resource, 'open');
-          await service({ resource, address: `http://10.1.0.${i % 250}:${9000 + i}`, heartbeat: i % 2 ? OLD : null, workflowCapability: cap });
+          await service({
+            resource,
+            address: `http://10.1.0.${i % 250}:${9000 + i}`,
+            heartbeat: i % 2 ? OLD : null,
+            workflowCapability: cap,
+          });
           ops.push(await operation(cap));
         }
         await service({ resource: plant.robot1, address: 'http://127.0.0.1:8231', heartbeat: FRESH });
@@ -302,7 +330,12 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
           // Vary who goes first: event-loop turns on the in-process store, milliseconds over HTTP.
           if (kind === 'embedded') for (let k = 0; k < i % 4; k++) await new Promise((resolve) => setImmediate(resolve));
           else await new Promise((resolve) => setTimeout(resolve, (i % 10) * 10));
-          const r = await suite.ogm.commit({ iri: op, set: { [svc.operationStatus]: 'done', [svc.executionResult]: 'ok' }, guard: { [svc.operationStatus]: 'running' }, graph: G });
+          const r = await suite.ogm.commit({
+            iri: op,
+            set: { [svc.operationStatus]: 'done', [svc.executionResult]: 'ok' },
+            guard: { [svc.operationStatus]: 'running' },
+            graph: G,
+          });
           return r.applied;
         };
         const [swept, doneApplied] = await Promise.all([sweep(), finish()]);
@@ -329,25 +362,35 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     const robotOpen = mintCapabilityIri(plant.robot1, 'open');
     const robotState = mintCapabilityIri(plant.robot1, 'state');
     const dead = await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN, stateCapability: CAP_STATE });
-    const live = await service({ resource: plant.robot1, address: 'http://127.0.0.1:8241', heartbeat: FRESH, workflowCapability: robotOpen, stateCapability: robotState });
+    const live = await service({
+      resource: plant.robot1,
+      address: 'http://127.0.0.1:8241',
+      heartbeat: FRESH,
+      workflowCapability: robotOpen,
+      stateCapability: robotState,
+    });
     expect(await sweep()).toEqual([dead]);
-    for (const part of [mintWorkflowIri(dead, 'open'), mintStatePropertyIri(dead, 'state')]) expect(await values(part, svc.endpoint)).toEqual([]);
+    for (const part of [mintWorkflowIri(dead, 'open'), mintStatePropertyIri(dead, 'state')])
+      expect(await values(part, svc.endpoint)).toEqual([]);
     expect(await values(dead, svc.address)).toEqual([]);
     expect(await values(live, svc.address)).toEqual(['http://127.0.0.1:8241']);
     expect(await values(mintWorkflowIri(live, 'open'), svc.endpoint)).toEqual(['http://127.0.0.1:8241/workflows/open/execute']);
     expect(await values(mintStatePropertyIri(live, 'state'), svc.endpoint)).toEqual(['http://127.0.0.1:8241/state/state']);
   });
 
-  onStore('should count a Service with an untyped heartbeat as surviving: it is never stale, so its sibling’s Operations stay', async () => {
-    await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
-    // A second instance of the resource realizing the same Capability, heartbeat written untyped.
-    const untyped = await service({ address: 'http://127.0.0.1:8242', heartbeat: null, workflowCapability: CAP_OPEN });
-    await suite.store!.update(`INSERT DATA { GRAPH <${G}> { <${untyped}> <${svc.lastHeartbeat}> "${OLD.toISOString()}" } }`);
-    const queued = await operation(CAP_OPEN);
-    expect(await sweep()).toEqual([C]);
-    expect(await values(untyped, svc.address)).toEqual(['http://127.0.0.1:8242']);
-    expect(await statusOf(queued)).toBe('queued');
-  });
+  onStore(
+    'should count a Service with an untyped heartbeat as surviving: it is never stale, so its sibling’s Operations stay',
+    async () => {
+      await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
+      // A second instance of the resource realizing the same Capability, heartbeat written untyped.
+      const untyped = await service({ address: 'http://127.0.0.1:8242', heartbeat: null, workflowCapability: CAP_OPEN });
+      await suite.store!.update(`INSERT DATA { GRAPH <${G}> { <${untyped}> <${svc.lastHeartbeat}> "${OLD.toISOString()}" } }`);
+      const queued = await operation(CAP_OPEN);
+      expect(await sweep()).toEqual([C]);
+      expect(await values(untyped, svc.address)).toEqual(['http://127.0.0.1:8242']);
+      expect(await statusOf(queued)).toBe('queued');
+    },
+  );
 
   onStore('should keep the queued Operations of a resource deregistered earlier that has nothing stale now', async () => {
     // door1 shut down cleanly long ago: deregistered, old heartbeat, an Operation left queued for its restart.

@@ -47,16 +47,24 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     wf = door.workflows[0]!.workflowIri;
   }
   const newOp = (): string => mintOperationIri(plant.OpenDoorOperation);
-  async function create(extra: { data?: Record<string, unknown>; status?: Status; operationIri?: string; capabilityIri?: string } = {}): Promise<string> {
+  async function create(
+    extra: { data?: Record<string, unknown>; status?: Status; operationIri?: string; capabilityIri?: string } = {},
+  ): Promise<string> {
     const operationIri = extra.operationIri ?? newOp();
-    await createOperation(ogm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: extra.capabilityIri ?? cap, ...(extra as object) });
+    await createOperation(ogm(), {
+      operationIri,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: extra.capabilityIri ?? cap,
+      ...(extra as object),
+    });
     return operationIri;
   }
   /** An Operation brought to `status` through the allowed transitions. */
   async function opIn(status: Status): Promise<string> {
     const op = await create({ status: status === 'queued' ? 'queued' : 'running' });
     if (status === 'done') await recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status, result: 'ok' });
-    if (status === 'failed') await recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status, result: 'boom', failureState: '{"id":"door1"}' });
+    if (status === 'failed')
+      await recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status, result: 'boom', failureState: '{"id":"door1"}' });
     return op;
   }
   async function props(op: string, graph = G): Promise<Record<string, string[]>> {
@@ -83,7 +91,12 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     await setup();
     const op = newOp();
     const before = suite.requests();
-    await createOperation(ogm(), { operationIri: op, operationClass: plant.OpenDoorOperation, capabilityIri: cap, data: { [NOTE]: 'left wing', [RDFS('label')]: 'open it' } });
+    await createOperation(ogm(), {
+      operationIri: op,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: cap,
+      data: { [NOTE]: 'left wing', [RDFS('label')]: 'open it' },
+    });
     expect(suite.requests() - before).toBe(1);
     const ind = await ogm().fetch(op);
     expect(ind?.types).toEqual([plant.OpenDoorOperation]);
@@ -118,7 +131,11 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
   onStore('should refuse a missing or wrong operation class with OntologyGroundTruthError', async () => {
     await setup();
     for (const operationClass of [PLANT('NoSuchOperation'), plant.Door, plant.DoorOpeningCapability]) {
-      await expectUnchanged(() => createOperation(ogm(), { operationIri: newOp(), operationClass, capabilityIri: cap }), OntologyGroundTruthError, /cfc|Core#Operation|does not exist/);
+      await expectUnchanged(
+        () => createOperation(ogm(), { operationIri: newOp(), operationClass, capabilityIri: cap }),
+        OntologyGroundTruthError,
+        /cfc|Core#Operation|does not exist/,
+      );
     }
   });
 
@@ -149,7 +166,12 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
       await expectUnchanged(() => create({ capabilityIri: bad }), ValueError);
       await expectUnchanged(() => createOperation(ogm(), { operationIri: newOp(), operationClass: bad, capabilityIri: cap }), ValueError);
       // An empty namedGraph means "none" (the OGM's graph), as the spec's None does.
-      if (bad !== '') await expectUnchanged(() => createOperation(ogm(), { operationIri: newOp(), operationClass: plant.OpenDoorOperation, capabilityIri: cap, namedGraph: bad }), ValueError);
+      if (bad !== '')
+        await expectUnchanged(
+          () =>
+            createOperation(ogm(), { operationIri: newOp(), operationClass: plant.OpenDoorOperation, capabilityIri: cap, namedGraph: bad }),
+          ValueError,
+        );
       await expectUnchanged(() => setOperationStatus(ogm(), { operationIri: bad, status: 'running' }), ValueError);
       await expectUnchanged(() => recordTerminalStatus(ogm(), { operationIri: newOp(), workflowIri: bad, status: 'done' }), ValueError);
       await expectUnchanged(() => markOperationFailed(ogm(), bad, 'x'), ValueError);
@@ -179,7 +201,12 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     await setup();
     const before = await suite.dump();
     const op = newOp();
-    const input = { operationIri: op, operationClass: plant.OpenDoorOperation, capabilityIri: cap, data: { [NOTE]: HOSTILE, testWhen: new Date('2026-11-22T10:00:00.000Z'), [RDFS('label')]: 'x' } };
+    const input = {
+      operationIri: op,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: cap,
+      data: { [NOTE]: HOSTILE, testWhen: new Date('2026-11-22T10:00:00.000Z'), [RDFS('label')]: 'x' },
+    };
     await createOperation(ogm(), input);
     expect(await suite.dump()).not.toBe(before);
     const requests = suite.requests();
@@ -188,13 +215,19 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     expect(await suite.dump()).toBe(before);
     expect(await suite.store!.ask(`ASK { GRAPH <${G}> { <${op}> ?p ?o } }`)).toBe(false);
     // The OGM forgot the individual: a transition now finds no Operation.
-    await expectUnchanged(() => setOperationStatus(ogm(), { operationIri: op, status: 'running' }), TransitionConflictError, /does not exist/);
+    await expectUnchanged(
+      () => setOperationStatus(ogm(), { operationIri: op, status: 'running' }),
+      TransitionConflictError,
+      /does not exist/,
+    );
   });
 
   // Transition table ------------------------------------------------------------------------
 
   it('should list every transition of the spec table and nothing else', () => {
-    const rows = Object.entries(OPERATION_TRANSITIONS).flatMap(([to, rules]) => rules.map((r) => `${r.from.join('|') || '(none)'} -${r.by}-> ${to}`));
+    const rows = Object.entries(OPERATION_TRANSITIONS).flatMap(([to, rules]) =>
+      rules.map((r) => `${r.from.join('|') || '(none)'} -${r.by}-> ${to}`),
+    );
     expect(rows.sort()).toEqual(
       [
         '(none) -createOperation-> queued',
@@ -243,7 +276,9 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
       const e = await expectUnchanged(() => call(c, op, to), TransitionConflictError);
       expect(e.message).toContain(`<${op}>`);
       expect(e.message).toContain(`found "${from}"`);
-      expect(e.message).toMatch(c === 'mark' ? /'queued' or 'running'/ : c === 'set' ? /expected status 'queued'/ : /expected status 'running'/);
+      expect(e.message).toMatch(
+        c === 'mark' ? /'queued' or 'running'/ : c === 'set' ? /expected status 'queued'/ : /expected status 'running'/,
+      );
     });
   }
 
@@ -268,7 +303,11 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
 
   onStore('should report a transition of a missing Operation as a conflict', async () => {
     await setup();
-    await expectUnchanged(() => setOperationStatus(ogm(), { operationIri: newOp(), status: 'running' }), TransitionConflictError, /does not exist/);
+    await expectUnchanged(
+      () => setOperationStatus(ogm(), { operationIri: newOp(), status: 'running' }),
+      TransitionConflictError,
+      /does not exist/,
+    );
     await expectUnchanged(() => markOperationFailed(ogm(), newOp(), 'x'), TransitionConflictError, /does not exist/);
   });
 
@@ -292,7 +331,13 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
   onStore('should write failed with provenance and the failure state in one commit', async () => {
     await setup();
     const op = await opIn('running');
-    await recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status: 'failed', result: 'motor stalled', failureState: '{"id":"door1"}' });
+    await recordTerminalStatus(ogm(), {
+      operationIri: op,
+      workflowIri: wf,
+      status: 'failed',
+      result: 'motor stalled',
+      failureState: '{"id":"door1"}',
+    });
     const p = await props(op);
     expect(p[svc.operationStatus]).toEqual(['failed']);
     expect(p[svc.executedByWorkflow]).toEqual([wf]);
@@ -300,7 +345,11 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     expect(p[svc.failureState]).toEqual(['{"id":"door1"}']);
     expect(p[svc.executionTimestamp]).toHaveLength(1);
     const other = await opIn('running');
-    await expectUnchanged(() => recordTerminalStatus(ogm(), { operationIri: other, workflowIri: wf, status: 'done', failureState: '{}' }), ValueError, /only with status 'failed'/);
+    await expectUnchanged(
+      () => recordTerminalStatus(ogm(), { operationIri: other, workflowIri: wf, status: 'done', failureState: '{}' }),
+      ValueError,
+      /only with status 'failed'/,
+    );
   });
 
   onStore('should mark an Operation failed with the reason in svc:executionResult and a timestamp', async () => {
@@ -323,7 +372,9 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
   onStore('should let exactly one of 20 concurrent claimers win', async () => {
     await setup();
     const op = await opIn('queued');
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => setOperationStatus(ogm(), { operationIri: op, status: 'running' })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => setOperationStatus(ogm(), { operationIri: op, status: 'running' })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const losers = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(losers).toHaveLength(19);
@@ -340,8 +391,12 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     for (let i = 0; i < 8; i++) {
       const op = await opIn('running');
       const results = await Promise.allSettled([
-        i % 2 === 0 ? markOperationFailed(ogm(), op, 'swept') : recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status: 'done', result: 'ok' }),
-        i % 2 === 0 ? recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status: 'done', result: 'ok' }) : markOperationFailed(ogm(), op, 'swept'),
+        i % 2 === 0
+          ? markOperationFailed(ogm(), op, 'swept')
+          : recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status: 'done', result: 'ok' }),
+        i % 2 === 0
+          ? recordTerminalStatus(ogm(), { operationIri: op, workflowIri: wf, status: 'done', result: 'ok' })
+          : markOperationFailed(ogm(), op, 'swept'),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
@@ -421,7 +476,12 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     await setup();
     // A second instance of door1 that realizes only the closing Capability, and a monitor with no Workflow.
     const closer = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8104', workflows: [CLOSE_DOOR] });
-    const monitor = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8105', serviceClass: plant.MonitorService, workflows: [] });
+    const monitor = await addService(ogm(), {
+      resourceIri: plant.door1,
+      address: 'http://127.0.0.1:8105',
+      serviceClass: plant.MonitorService,
+      workflows: [],
+    });
     const open = await opIn('queued');
     const openRunning = await opIn('running');
     const close = await create({ capabilityIri: door.workflows[1]!.capabilityIri });
@@ -435,4 +495,3 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
     expect((await findServiceOperations(ogm(), door.serviceIri, ['queued'])).sort()).toEqual([open, close].sort());
   });
 });
-

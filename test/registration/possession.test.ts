@@ -188,7 +188,12 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
       ].sort() as [string, string][],
     );
     before = suite.store!.requestCount;
-    const third = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: second, namedGraph: G });
+    const third = await switchPossession(suite.ogm, {
+      workpieceIri: wp,
+      newPossessorIri: plant.conveyor2,
+      expectedPossessionState: second,
+      namedGraph: G,
+    });
     expect(suite.store!.requestCount - before).toBe(3);
     expect(await pointers(wp)).toEqual([third]);
     expect(await states()).toHaveLength(3);
@@ -211,9 +216,15 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
   onStore('should refuse a switch from a stale expected state and leave the prior possession intact', async () => {
     const wp = await part();
     const first = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
-    const second = await switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G });
+    const second = await switchPossession(suite.ogm, {
+      workpieceIri: wp,
+      newPossessorIri: plant.conveyor1,
+      expectedPossessionState: first,
+      namedGraph: G,
+    });
     const { requests } = await expectUnchanged(
-      () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: first, namedGraph: G }),
+      () =>
+        switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor2, expectedPossessionState: first, namedGraph: G }),
       TransitionConflictError,
       /no longer points at possession state/u,
     );
@@ -242,7 +253,9 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
       const history = [current];
       for (let round = 0; round < 5; round++) {
         const results = await Promise.allSettled(
-          holders.map((h) => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: h, expectedPossessionState: current, namedGraph: G })),
+          holders.map((h) =>
+            switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: h, expectedPossessionState: current, namedGraph: G }),
+          ),
         );
         const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [[holders[i]!, r.value] as const] : []));
         const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
@@ -271,7 +284,8 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     for (const fault of ['append', 'commit-lost'] as const) {
       const broken = new OGM({ store: faulty(suite.store!, fault), graph: G, shapesGraph: SHAPES });
       await expectUnchanged(
-        () => switchPossession(broken, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G }),
+        () =>
+          switchPossession(broken, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G }),
         StoreError,
         /other side closed/u,
       );
@@ -283,7 +297,12 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     const wp = await part();
     const first = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
     const broken = new OGM({ store: faulty(suite.store!, 'commit-applied-reply-lost'), graph: G, shapesGraph: SHAPES });
-    const next = await switchPossession(broken, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: first, namedGraph: G });
+    const next = await switchPossession(broken, {
+      workpieceIri: wp,
+      newPossessorIri: plant.conveyor1,
+      expectedPossessionState: first,
+      namedGraph: G,
+    });
     expect(await pointers(wp)).toEqual([next]);
     expect(await states()).toEqual([first, next].sort());
     expect(await findPossessionState(suite.ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(next);
@@ -319,11 +338,18 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
   onStore('should find a handover ability stated in the data graph as well as in the plant graph', async () => {
     const station = freshIri('station');
     expect(await counterpartHasComplementaryAbility(suite.ogm, station, mes.PutAbility, { namedGraph: G })).toBe(false);
-    await suite.ogm.create({ iri: station, type: plant.Conveyor, graph: G, properties: { [mes.hasHandoverAbility]: [namedNode(mes.ReceiveAbility)] } });
+    await suite.ogm.create({
+      iri: station,
+      type: plant.Conveyor,
+      graph: G,
+      properties: { [mes.hasHandoverAbility]: [namedNode(mes.ReceiveAbility)] },
+    });
     expect(await counterpartHasComplementaryAbility(suite.ogm, station, mes.PutAbility, { namedGraph: G })).toBe(true);
     expect(await counterpartHasComplementaryAbility(suite.ogm, station, mes.PickAbility, { namedGraph: G })).toBe(false);
     // The plant's individuals live in the example plant's graph, not in the data graph.
-    expect(await suite.store!.ask(`ASK { GRAPH <${ONTOLOGY_GRAPHS.plant}> { <${plant.conveyor1}> <${mes.hasHandoverAbility}> ?a } }`)).toBe(true);
+    expect(await suite.store!.ask(`ASK { GRAPH <${ONTOLOGY_GRAPHS.plant}> { <${plant.conveyor1}> <${mes.hasHandoverAbility}> ?a } }`)).toBe(
+      true,
+    );
     expect(await counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.PutAbility, { namedGraph: G })).toBe(true);
   });
 
@@ -343,13 +369,29 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     const wp = await part();
     const state = await createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: G });
     const calls = (bad: string): [string, () => Promise<unknown>][] => [
-      ['createPossession workpieceIri', () => createPossession(suite.ogm, { workpieceIri: bad, possessorIri: plant.robot1, namedGraph: G })],
+      [
+        'createPossession workpieceIri',
+        () => createPossession(suite.ogm, { workpieceIri: bad, possessorIri: plant.robot1, namedGraph: G }),
+      ],
       ['createPossession possessorIri', () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: bad, namedGraph: G })],
-      ['createPossession namedGraph', () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: bad || ' ' })],
-      ['switchPossession workpieceIri', () => switchPossession(suite.ogm, { workpieceIri: bad, newPossessorIri: plant.conveyor1, namedGraph: G })],
+      [
+        'createPossession namedGraph',
+        () => createPossession(suite.ogm, { workpieceIri: wp, possessorIri: plant.robot1, namedGraph: bad || ' ' }),
+      ],
+      [
+        'switchPossession workpieceIri',
+        () => switchPossession(suite.ogm, { workpieceIri: bad, newPossessorIri: plant.conveyor1, namedGraph: G }),
+      ],
       ['switchPossession newPossessorIri', () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: bad, namedGraph: G })],
-      ['switchPossession expected', () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: bad, namedGraph: G })],
-      ['switchPossession namedGraph', () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: bad || ' ' })],
+      [
+        'switchPossession expected',
+        () =>
+          switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, expectedPossessionState: bad, namedGraph: G }),
+      ],
+      [
+        'switchPossession namedGraph',
+        () => switchPossession(suite.ogm, { workpieceIri: wp, newPossessorIri: plant.conveyor1, namedGraph: bad || ' ' }),
+      ],
       ['findPossessionState workpieceIri', () => findPossessionState(suite.ogm, bad, plant.robot1, { namedGraph: G })],
       ['findPossessionState possessorIri', () => findPossessionState(suite.ogm, wp, bad, { namedGraph: G })],
       ['findPossessionState namedGraph', () => findPossessionState(suite.ogm, wp, plant.robot1, { namedGraph: bad || ' ' })],
@@ -357,7 +399,10 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
       ['currentPossessor namedGraph', () => currentPossessor(suite.ogm, wp, { namedGraph: bad || ' ' })],
       ['counterpart counterpartIri', () => counterpartHasComplementaryAbility(suite.ogm, bad, mes.PutAbility, { namedGraph: G })],
       ['counterpart modeAbilityIri', () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, bad, { namedGraph: G })],
-      ['counterpart namedGraph', () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.PutAbility, { namedGraph: bad || ' ' })],
+      [
+        'counterpart namedGraph',
+        () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.PutAbility, { namedGraph: bad || ' ' }),
+      ],
     ];
     const before = await dump();
     for (const bad of HOSTILE) {
@@ -372,7 +417,9 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     expect(await pointers(wp)).toEqual([state]);
     // Store-wide, since a hostile graph name could land anywhere; "DROP ALL" holds a space, which no valid IRI
     // written by a parallel test can contain.
-    expect(await suite.store!.ask('ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), "DROP ALL") || CONTAINS(STR(?g), "DROP ALL")) } }')).toBe(false);
+    expect(
+      await suite.store!.ask('ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), "DROP ALL") || CONTAINS(STR(?g), "DROP ALL")) } }'),
+    ).toBe(false);
   });
 
   onStore('should refuse an untyped workpiece with a clear validation error and write nothing', async () => {
@@ -383,7 +430,11 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     ]) {
       const { error, requests } = await expectUnchanged(write, ValidationError, /has no type.*create it first.*Workpiece/u);
       expect(requests).toBeLessThanOrEqual(1); // the type read
-      expect((error as ValidationError).details).toMatchObject({ focus: wp, property: cfc.hasPossessedWorkpiece, rule: 'typed-individual' });
+      expect((error as ValidationError).details).toMatchObject({
+        focus: wp,
+        property: cfc.hasPossessedWorkpiece,
+        rule: 'typed-individual',
+      });
     }
     expect(await states()).toEqual([]);
   });

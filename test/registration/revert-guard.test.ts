@@ -29,7 +29,8 @@ describe.each(['embedded', 'remote'] as const)('revertOperation on the %s store'
       await createOperation(suite.ogm, input(operationIri));
       return operationIri;
     };
-    const triples = async (iri: string): Promise<number> => (await suite.store!.select(`SELECT ?p ?o WHERE { GRAPH <${G}> { <${iri}> ?p ?o } }`)).length;
+    const triples = async (iri: string): Promise<number> =>
+      (await suite.store!.select(`SELECT ?p ?o WHERE { GRAPH <${G}> { <${iri}> ?p ?o } }`)).length;
 
     const queued = await create();
     await revertOperation(suite.ogm, input(queued));
@@ -37,14 +38,19 @@ describe.each(['embedded', 'remote'] as const)('revertOperation on the %s store'
     // Reverting again: there is nothing to revert, and it says so.
     const again = await rejection(revertOperation(suite.ogm, input(queued)));
     expect(again).toBeInstanceOf(TransitionConflictError);
-    expect((again as Error).message).toBe(`Operation <${queued}> was not reverted: it is no longer 'queued' (its receiver took it already) or does not exist`);
+    expect((again as Error).message).toBe(
+      `Operation <${queued}> was not reverted: it is no longer 'queued' (its receiver took it already) or does not exist`,
+    );
 
     const claimed = await create();
     await setOperationStatus(suite.ogm, { operationIri: claimed, status: 'running' });
     const finished = await create();
     await setOperationStatus(suite.ogm, { operationIri: finished, status: 'running' });
     await recordTerminalStatus(suite.ogm, { operationIri: finished, workflowIri, status: 'done', result: 'opened' });
-    for (const [iri, status] of [[claimed, 'running'], [finished, 'done']] as const) {
+    for (const [iri, status] of [
+      [claimed, 'running'],
+      [finished, 'done'],
+    ] as const) {
       const before = await triples(iri);
       expect(await rejection(revertOperation(suite.ogm, input(iri)))).toBeInstanceOf(TransitionConflictError);
       expect(await triples(iri)).toBe(before);

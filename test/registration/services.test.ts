@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { OntologyGroundTruthError, ValueError } from '../../src/errors.js';
-import { buildStateEndpoint, buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintStatePropertyIri, mintWorkflowIri } from '../../src/iri/index.js';
+import {
+  buildStateEndpoint,
+  buildWorkflowEndpoint,
+  mintCapabilityIri,
+  mintServiceIri,
+  mintStatePropertyIri,
+  mintWorkflowIri,
+} from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
 import {
   deregisterService,
@@ -55,12 +62,24 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   };
 
   async function controller(): Promise<void> {
-    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
+    await registerService(suite.ogm, {
+      resourceIri: R,
+      serviceIri: S,
+      serviceClass: plant.ControllerService,
+      address: ADDRESS,
+      namedGraph: G,
+    });
     await registerWorkflow(suite.ogm, OPEN_WORKFLOW);
   }
 
   async function monitor(): Promise<void> {
-    await registerService(suite.ogm, { resourceIri: R, serviceIri: M, serviceClass: plant.MonitorService, address: MONITOR_ADDRESS, namedGraph: G });
+    await registerService(suite.ogm, {
+      resourceIri: R,
+      serviceIri: M,
+      serviceClass: plant.MonitorService,
+      address: MONITOR_ADDRESS,
+      namedGraph: G,
+    });
     await registerStateProperty(suite.ogm, {
       resourceIri: R,
       serviceIri: M,
@@ -84,7 +103,13 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     await controller(); // warms the shapes and the type cache
     await suite.store!.update(`DROP SILENT GRAPH <${G}>`);
     const before = suite.store!.requestCount;
-    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: 'HTTP://LocalHost:8101/', namedGraph: G });
+    await registerService(suite.ogm, {
+      resourceIri: R,
+      serviceIri: S,
+      serviceClass: plant.ControllerService,
+      address: 'HTTP://LocalHost:8101/',
+      namedGraph: G,
+    });
     expect(suite.store!.requestCount - before).toBe(1);
     const service = await suite.ogm.fetch(S, { graph: G });
     expect(service?.types).toEqual([plant.ControllerService]);
@@ -95,7 +120,14 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   });
 
   onStore('should register unreachable first and make the Service reachable in one commit with a heartbeat', async () => {
-    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: svc.Service, address: ADDRESS, reachable: false, namedGraph: G });
+    await registerService(suite.ogm, {
+      resourceIri: R,
+      serviceIri: S,
+      serviceClass: svc.Service,
+      address: ADDRESS,
+      reachable: false,
+      namedGraph: G,
+    });
     expect(await values(S, svc.address)).toEqual([]);
     expect(await values(S, svc.isServiceOf)).toEqual([R]);
     const before = suite.store!.requestCount;
@@ -130,15 +162,27 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     expect(capability?.properties[svc.realizedByWorkflow]).toEqual([namedNode(WF)]);
     expect(await values(R, cfc.hasCapability)).toEqual([CAP_OPEN]);
     const text = await dump();
-    for (const inverse of [svc.hasWorkflow, svc.realizes, svc.hasService, svc.hasStateProperty, svc.provides]) expect(text).not.toContain(inverse);
+    for (const inverse of [svc.hasWorkflow, svc.realizes, svc.hasService, svc.hasStateProperty, svc.provides])
+      expect(text).not.toContain(inverse);
   });
 
   onStore('should share a Capability between the Services of a resource by adding a value', async () => {
     await controller();
     const other = mintServiceIri(R, 'http://127.0.0.1:8103');
     const otherWf = mintWorkflowIri(other, 'open');
-    await registerService(suite.ogm, { resourceIri: R, serviceIri: other, serviceClass: plant.ControllerService, address: 'http://127.0.0.1:8103', namedGraph: G });
-    await registerWorkflow(suite.ogm, { ...OPEN_WORKFLOW, serviceIri: other, workflowIri: otherWf, endpoint: buildWorkflowEndpoint('http://127.0.0.1:8103', 'open') });
+    await registerService(suite.ogm, {
+      resourceIri: R,
+      serviceIri: other,
+      serviceClass: plant.ControllerService,
+      address: 'http://127.0.0.1:8103',
+      namedGraph: G,
+    });
+    await registerWorkflow(suite.ogm, {
+      ...OPEN_WORKFLOW,
+      serviceIri: other,
+      workflowIri: otherWf,
+      endpoint: buildWorkflowEndpoint('http://127.0.0.1:8103', 'open'),
+    });
     expect(await values(CAP_OPEN, svc.realizedByWorkflow)).toEqual([WF, otherWf].sort());
     expect(await values(R, cfc.hasCapability)).toEqual([CAP_OPEN]);
   });
@@ -154,10 +198,22 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   });
 
   onStore('should refuse workflow, state-property and capability classes of the wrong kind, writing nothing', async () => {
-    await registerService(suite.ogm, { resourceIri: R, serviceIri: S, serviceClass: plant.ControllerService, address: ADDRESS, namedGraph: G });
+    await registerService(suite.ogm, {
+      resourceIri: R,
+      serviceIri: S,
+      serviceClass: plant.ControllerService,
+      address: ADDRESS,
+      namedGraph: G,
+    });
     const base = OPEN_WORKFLOW;
-    await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...base, workflowClass: plant.DoorStateProperty }), OntologyGroundTruthError);
-    await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...base, capabilityClass: plant.OpenDoorWorkflow }), OntologyGroundTruthError);
+    await expectNothingWritten(
+      () => registerWorkflow(suite.ogm, { ...base, workflowClass: plant.DoorStateProperty }),
+      OntologyGroundTruthError,
+    );
+    await expectNothingWritten(
+      () => registerWorkflow(suite.ogm, { ...base, capabilityClass: plant.OpenDoorWorkflow }),
+      OntologyGroundTruthError,
+    );
     await expectNothingWritten(
       () =>
         registerStateProperty(suite.ogm, {
@@ -227,7 +283,13 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     await controller();
     await monitor();
     const robotService = mintServiceIri(plant.robot1, 'http://127.0.0.1:8104');
-    await registerService(suite.ogm, { resourceIri: plant.robot1, serviceIri: robotService, serviceClass: svc.Service, address: 'http://127.0.0.1:8104', namedGraph: G });
+    await registerService(suite.ogm, {
+      resourceIri: plant.robot1,
+      serviceIri: robotService,
+      serviceClass: svc.Service,
+      address: 'http://127.0.0.1:8104',
+      namedGraph: G,
+    });
     await deregisterService(suite.ogm, M, { namedGraph: G });
     const before = suite.store!.requestCount;
     expect(await servicesOfResource(suite.ogm, R, { namedGraph: G })).toEqual([S, M].sort());
@@ -239,7 +301,14 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
   onStore('should refuse hostile IRIs, addresses and endpoints with ValueError and write nothing', async () => {
     await controller();
     const hostile = ['https://example.org/a>b', 'https://example.org/a b', 'https://example.org/a"b', '} } DROP ALL', ''];
-    const addresses = ['ftp://127.0.0.1:21', 'javascript:alert(1)', 'http://127.0.0.1:8000/"> }', 'http://a b', 'not a url', '127.0.0.1:8000'];
+    const addresses = [
+      'ftp://127.0.0.1:21',
+      'javascript:alert(1)',
+      'http://127.0.0.1:8000/"> }',
+      'http://a b',
+      'not a url',
+      '127.0.0.1:8000',
+    ];
     const service = { resourceIri: R, serviceIri: S, serviceClass: svc.Service, address: ADDRESS, namedGraph: G };
     const workflow = OPEN_WORKFLOW;
     for (const bad of hostile) {
@@ -259,6 +328,9 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
       await expectNothingWritten(() => registerWorkflow(suite.ogm, { ...workflow, endpoint: bad }), ValueError);
     }
     await expectNothingWritten(() => updateHeartbeat(suite.ogm, S, { timestamp: new Date(Number.NaN), namedGraph: G }), ValueError);
-    await expectNothingWritten(() => makeServiceReachable(suite.ogm, S, ADDRESS, { heartbeat: new Date('nope'), namedGraph: G }), ValueError);
+    await expectNothingWritten(
+      () => makeServiceReachable(suite.ogm, S, ADDRESS, { heartbeat: new Date('nope'), namedGraph: G }),
+      ValueError,
+    );
   });
 });

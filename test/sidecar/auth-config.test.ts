@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { LIMITS } from '../../src/limits.js';
 import { describeConfig, securityOptionsOf } from '../../src/sidecar/config.js';
-import { selfSigned, type SelfSigned } from '../middleware/http/support/self-signed.js';
+import { selfSigned, type SelfSigned } from '../middleware/surface/support/self-signed.js';
 import { configFixture } from './support/config-fixture.js';
 
 const { dir, write, load, problems } = configFixture('sm-auth-config-');
@@ -50,11 +50,18 @@ describe('loadSidecarConfig: the HTTP surface token', () => {
 
   it('should take SIDECAR_HTTP_TOKEN or SIDECAR_HTTP_TOKEN_FILE, the higher layer winning over a file', async () => {
     expect((await load({ env: { SIDECAR_HTTP_TOKEN: HTTP_TOKEN }, flags: { resource: R } })).http).toEqual({ token: HTTP_TOKEN });
-    expect((await load({ env: { SIDECAR_HTTP_TOKEN_FILE: httpTokenFile }, flags: { resource: R } })).http).toEqual({ tokenFile: httpTokenFile, token: HTTP_TOKEN });
+    expect((await load({ env: { SIDECAR_HTTP_TOKEN_FILE: httpTokenFile }, flags: { resource: R } })).http).toEqual({
+      tokenFile: httpTokenFile,
+      token: HTTP_TOKEN,
+    });
     const file = write('http-file.yaml', `resource: ${R}\nhttp: { tokenFile: secrets/plant-token }\n`);
     expect((await load({ file, env: { SIDECAR_HTTP_TOKEN: HTTP_TOKEN } })).http).toEqual({ token: HTTP_TOKEN });
-    expect((await load({ env: { SIDECAR_HTTP_TOKEN: PLANT_TOKEN }, flags: { resource: R, 'http.tokenFile': httpTokenFile } })).http).toEqual({ tokenFile: httpTokenFile, token: HTTP_TOKEN });
-    expect(await problems({ env: { SIDECAR_HTTP_TOKEN: HTTP_TOKEN, SIDECAR_HTTP_TOKEN_FILE: httpTokenFile }, flags: { resource: R } })).toEqual([
+    expect(
+      (await load({ env: { SIDECAR_HTTP_TOKEN: PLANT_TOKEN }, flags: { resource: R, 'http.tokenFile': httpTokenFile } })).http,
+    ).toEqual({ tokenFile: httpTokenFile, token: HTTP_TOKEN });
+    expect(
+      await problems({ env: { SIDECAR_HTTP_TOKEN: HTTP_TOKEN, SIDECAR_HTTP_TOKEN_FILE: httpTokenFile }, flags: { resource: R } }),
+    ).toEqual([
       'environment SIDECAR_HTTP_TOKEN: http.token: and http.tokenFile are both set: give the token or the file holding it, not both',
     ]);
   });
@@ -78,7 +85,10 @@ describe('loadSidecarConfig: the HTTP surface token', () => {
   });
 
   it('should refuse tokens and keys written into a config file or a flag, without echoing them', async () => {
-    const file = write('leaky.yaml', `resource: ${R}\nhttp: { token: "${HTTP_TOKEN}", tls: { key: "${PLANT_TOKEN}" } }\noutgoingTokens: { default: "${PLANT_TOKEN}", byAddress: { "https://robot1:8443": "${ROBOT_TOKEN}" } }\n`);
+    const file = write(
+      'leaky.yaml',
+      `resource: ${R}\nhttp: { token: "${HTTP_TOKEN}", tls: { key: "${PLANT_TOKEN}" } }\noutgoingTokens: { default: "${PLANT_TOKEN}", byAddress: { "https://robot1:8443": "${ROBOT_TOKEN}" } }\n`,
+    );
     const lines = [...(await problems({ file })), ...(await problems({ flags: { resource: R, 'http.token': HTTP_TOKEN } }))];
     expect(lines).toEqual([
       `config file ${file}: http.token: tokens are not accepted here: name a file in http.tokenFile (or set SIDECAR_HTTP_TOKEN_FILE)`,
@@ -93,7 +103,10 @@ describe('loadSidecarConfig: the HTTP surface token', () => {
 
 describe('loadSidecarConfig: HTTPS', () => {
   it('should read the certificate and key, derive an https:// address, and redact the key', async () => {
-    const config = await load({ env: { SIDECAR_HTTP_TLS_CERT_FILE: tls.certFile, SIDECAR_HTTP_TLS_KEY_FILE: tls.keyFile }, flags: { resource: R, port: 8443 } });
+    const config = await load({
+      env: { SIDECAR_HTTP_TLS_CERT_FILE: tls.certFile, SIDECAR_HTTP_TLS_KEY_FILE: tls.keyFile },
+      flags: { resource: R, port: 8443 },
+    });
     expect(config.http).toEqual({ tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile, tls: { cert: tls.cert, key: tls.key } });
     expect(config.address).toBe('https://127.0.0.1:8443');
     expect(securityOptionsOf(config).tls).toEqual({ cert: tls.cert, key: tls.key });
@@ -113,7 +126,9 @@ describe('loadSidecarConfig: HTTPS', () => {
     expect(lines).toEqual([
       'command line: address: starts with http:// but the surface serves HTTPS (http.tlsCertFile): callers would fail; use https:// (got "http://door1.plant.local:8443")',
       'command line: http.tlsKeyFile: is required with http.tlsCertFile: HTTPS needs a certificate and its private key',
-      expect.stringMatching(/^command line: http\.tlsCertFile: and http\.tlsKeyFile are not a usable certificate and private key: .*key values mismatch/u),
+      expect.stringMatching(
+        /^command line: http\.tlsCertFile: and http\.tlsKeyFile are not a usable certificate and private key: .*key values mismatch/u,
+      ),
       `command line: http.tlsCertFile: holds no PEM block (expected "-----BEGIN ...") (got ${JSON.stringify(notPem)})`,
     ]);
     expectNoSecret(lines.join('\n'));
@@ -123,7 +138,10 @@ describe('loadSidecarConfig: HTTPS', () => {
 
 describe('loadSidecarConfig: outgoing tokens', () => {
   it('should read the plant token and per-address tokens, keyed by normalized address, and redact them', async () => {
-    const file = write('out.yaml', `resource: ${R}\noutgoingTokens:\n  defaultFile: secrets/plant-token\n  byAddressFiles:\n    "HTTPS://Robot1.Plant.local:8443/": secrets/robot-token\n`);
+    const file = write(
+      'out.yaml',
+      `resource: ${R}\noutgoingTokens:\n  defaultFile: secrets/plant-token\n  byAddressFiles:\n    "HTTPS://Robot1.Plant.local:8443/": secrets/robot-token\n`,
+    );
     const config = await load({ file });
     expect(config.outgoingTokens).toEqual({
       defaultFile: plantTokenFile,
@@ -131,20 +149,30 @@ describe('loadSidecarConfig: outgoing tokens', () => {
       byAddressFiles: { 'https://robot1.plant.local:8443': robotTokenFile },
       byAddress: { 'https://robot1.plant.local:8443': ROBOT_TOKEN },
     });
-    expect(securityOptionsOf(config).outgoingTokens).toEqual({ default: PLANT_TOKEN, byAddress: { 'https://robot1.plant.local:8443': ROBOT_TOKEN } });
-    expect(describeConfig(config)).toMatchObject({ outgoingTokens: { default: '[redacted]', byAddress: { 'https://robot1.plant.local:8443': '[redacted]' } } });
+    expect(securityOptionsOf(config).outgoingTokens).toEqual({
+      default: PLANT_TOKEN,
+      byAddress: { 'https://robot1.plant.local:8443': ROBOT_TOKEN },
+    });
+    expect(describeConfig(config)).toMatchObject({
+      outgoingTokens: { default: '[redacted]', byAddress: { 'https://robot1.plant.local:8443': '[redacted]' } },
+    });
     expectNoSecret(JSON.stringify(describeConfig(config)));
   });
 
   it('should take SIDECAR_OUTGOING_TOKEN and SIDECAR_OUTGOING_TOKEN_FILE', async () => {
-    expect((await load({ env: { SIDECAR_OUTGOING_TOKEN: PLANT_TOKEN }, flags: { resource: R } })).outgoingTokens).toEqual({ default: PLANT_TOKEN });
+    expect((await load({ env: { SIDECAR_OUTGOING_TOKEN: PLANT_TOKEN }, flags: { resource: R } })).outgoingTokens).toEqual({
+      default: PLANT_TOKEN,
+    });
     const config = await load({ env: { SIDECAR_OUTGOING_TOKEN_FILE: plantTokenFile }, flags: { resource: R } });
     expect(config.outgoingTokens).toEqual({ defaultFile: plantTokenFile, default: PLANT_TOKEN });
     expect(securityOptionsOf(config).outgoingTokens).toEqual({ default: PLANT_TOKEN });
   });
 
   it('should refuse a key that is no http(s) address and one address named twice', async () => {
-    const file = write('out-bad.yaml', `resource: ${R}\noutgoingTokens:\n  byAddressFiles:\n    "ftp://robot1": secrets/robot-token\n    "https://robot1:8443": secrets/robot-token\n    "HTTPS://ROBOT1:8443/": secrets/plant-token\n`);
+    const file = write(
+      'out-bad.yaml',
+      `resource: ${R}\noutgoingTokens:\n  byAddressFiles:\n    "ftp://robot1": secrets/robot-token\n    "https://robot1:8443": secrets/robot-token\n    "HTTPS://ROBOT1:8443/": secrets/plant-token\n`,
+    );
     expect(await problems({ file })).toEqual([
       `config file ${file}: outgoingTokens.byAddressFiles["ftp://robot1"]: is not an absolute http(s) URL (expected e.g. "https://robot1.plant.local:8443")`,
       `config file ${file}: outgoingTokens.byAddressFiles["HTTPS://ROBOT1:8443/"]: names the address https://robot1:8443 a second time (addresses are compared normalized)`,
@@ -152,7 +180,10 @@ describe('loadSidecarConfig: outgoing tokens', () => {
   });
 
   it('should take http but refuse outgoingTokens in a watchdog file, and ignore outgoing tokens in its environment', async () => {
-    const file = write('wd.yaml', `store: memory\nhttp: { tokenFile: secrets/http-token }\noutgoingTokens: { defaultFile: secrets/plant-token }\n`);
+    const file = write(
+      'wd.yaml',
+      `store: memory\nhttp: { tokenFile: secrets/http-token }\noutgoingTokens: { defaultFile: secrets/plant-token }\n`,
+    );
     expect(await problems({ file, purpose: 'watchdog' })).toEqual([
       `config file ${file}: outgoingTokens.defaultFile: is not used by the watchdog (it registers no resource): remove it or use a separate config file`,
     ]);

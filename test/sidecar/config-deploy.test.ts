@@ -24,20 +24,27 @@ interface Service {
   healthcheck?: { disable?: boolean; test?: string[] };
   stop_grace_period?: string;
 }
-const compose = parse(read('docker/docker-compose.yml'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = parse(read('docker/docker-compose.yml'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
 const services = Object.entries(compose.services);
 
 // What the Dockerfile copies into the image under WORKDIR /app.
 const dockerfile = read('docker/Dockerfile');
 const WORKDIR = /^WORKDIR (\S+)$/mu.exec(dockerfile.split(/^FROM .* AS runtime$/mu)[1]!)![1]!;
-const copies = [...dockerfile.matchAll(/^COPY (?!--from)(\S+(?: \S+)*) (\S+)$/gmu)].map((m) => ({ sources: m[1]!.split(' '), target: m[2]! }));
+const copies = [...dockerfile.matchAll(/^COPY (?!--from)(\S+(?: \S+)*) (\S+)$/gmu)].map((m) => ({
+  sources: m[1]!.split(' '),
+  target: m[2]!,
+}));
 
 /** The repository path a container path of `service` comes from (a bind mount or the image), if any. */
 function hostPath(service: Service, containerPath: string): string | undefined {
   const absolute = posix.resolve(WORKDIR, containerPath);
   for (const volume of service.volumes ?? []) {
     const [source, target] = volume.split(':') as [string, string];
-    if (source.startsWith('.') && (absolute === target || absolute.startsWith(`${target}/`))) return resolve(dockerDir, source) + absolute.slice(target.length);
+    if (source.startsWith('.') && (absolute === target || absolute.startsWith(`${target}/`)))
+      return resolve(dockerDir, source) + absolute.slice(target.length);
   }
   for (const dir of ['config', 'ontology', 'bin']) {
     const inImage = posix.join(WORKDIR, dir);
@@ -73,7 +80,8 @@ describe('docker/docker-compose.yml', () => {
       if (service.build) expect(existsSync(join(resolve(dockerDir, service.build.context), service.build.dockerfile))).toBe(true);
       for (const volume of service.volumes ?? []) {
         const source = volume.split(':')[0]!;
-        if (source.startsWith('.') || source.startsWith('/')) expect(existsSync(resolve(dockerDir, source)) ? volume : `${name}: missing ${source}`).toBe(volume);
+        if (source.startsWith('.') || source.startsWith('/'))
+          expect(existsSync(resolve(dockerDir, source)) ? volume : `${name}: missing ${source}`).toBe(volume);
         else expect(Object.keys(compose.volumes)).toContain(source);
       }
     }
@@ -89,7 +97,14 @@ describe('docker/docker-compose.yml', () => {
         checked.push(word);
       }
     }
-    expect(checked).toEqual(expect.arrayContaining(['/app/config/door1.yaml', '/app/config/watchdog.yaml', '/opt/mock-plc-bridge/bridge.mjs', 'ontology/examples/plant.ttl']));
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        '/app/config/door1.yaml',
+        '/app/config/watchdog.yaml',
+        '/opt/mock-plc-bridge/bridge.mjs',
+        'ontology/examples/plant.ttl',
+      ]),
+    );
   });
 
   it('should start every sidecar with a config that validates under its environment', async () => {
@@ -110,7 +125,8 @@ describe('docker/docker-compose.yml', () => {
     const sidecar = compose.services.door1!;
     const socket = bridge.command![bridge.command!.indexOf('--socket') + 1]!;
     expect(sidecar.environment!.SIDECAR_DEVICE_SOCKET).toBe(socket);
-    const shared = (s: Service): string | undefined => s.volumes!.find((v) => !v.startsWith('.') && posix.dirname(socket) === v.split(':')[1]);
+    const shared = (s: Service): string | undefined =>
+      s.volumes!.find((v) => !v.startsWith('.') && posix.dirname(socket) === v.split(':')[1]);
     expect(shared(bridge)).toBeDefined();
     expect(shared(sidecar)).toBe(shared(bridge));
   });
@@ -126,11 +142,13 @@ describe('docker/docker-compose.yml', () => {
     const grant = virtuoso!.volumes!.find((v) => v.includes('initdb.d'))!.split(':')[0]!;
     expect(readFileSync(resolve(dockerDir, grant), 'utf8')).toContain('GRANT SPARQL_UPDATE TO "SPARQL";');
     expect(ontology!.depends_on!.virtuoso!.condition).toBe('service_healthy');
-    for (const name of ['door1', 'watchdog']) expect(compose.services[name]!.depends_on!.ontology!.condition).toBe('service_completed_successfully');
+    for (const name of ['door1', 'watchdog'])
+      expect(compose.services[name]!.depends_on!.ontology!.condition).toBe('service_completed_successfully');
   });
 
   it('should give sidecars more time to stop than their shutdown grace', () => {
-    for (const name of ['door1', 'watchdog']) expect(durationSeconds(compose.services[name]!.stop_grace_period!)).toBeGreaterThan(LIMITS.shutdownGraceMs / 1000);
+    for (const name of ['door1', 'watchdog'])
+      expect(durationSeconds(compose.services[name]!.stop_grace_period!)).toBeGreaterThan(LIMITS.shutdownGraceMs / 1000);
   });
 });
 
@@ -145,7 +163,8 @@ function unit(path: string): Record<string, Array<[string, string]>> {
   }
   return sections;
 }
-const value = (entries: Array<[string, string]> | undefined, key: string): string | undefined => entries?.filter(([k]) => k === key).at(-1)?.[1];
+const value = (entries: Array<[string, string]> | undefined, key: string): string | undefined =>
+  entries?.filter(([k]) => k === key).at(-1)?.[1];
 
 describe('config/systemd', () => {
   const HARDENING: Record<string, string> = {
@@ -161,7 +180,11 @@ describe('config/systemd', () => {
 
   it.each([
     ['config/systemd/semantic-sidecar@.service', 'start --config /etc/semantic-sidecar/%i.yaml', 'semantic-sidecar/%i'],
-    ['config/systemd/semantic-sidecar-watchdog.service', 'watchdog --config /etc/semantic-sidecar/watchdog.yaml', 'semantic-sidecar/watchdog'],
+    [
+      'config/systemd/semantic-sidecar-watchdog.service',
+      'watchdog --config /etc/semantic-sidecar/watchdog.yaml',
+      'semantic-sidecar/watchdog',
+    ],
   ])('%s should run the right command, restart with limits, and be hardened', (path, command, stateDirectory) => {
     const { Unit, Service, Install } = unit(path);
     expect(value(Service, 'ExecStart')).toBe(`semantic-sidecar ${command}`);

@@ -5,10 +5,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Parser } from 'n3';
 import { ValueError } from '../../src/errors.js';
-import { CONFIG_ENV_VARS, CONFIG_PATHS, formatEnvVars, loadSidecarConfig, type LoadSidecarConfigOptions, type SidecarConfig } from '../../src/sidecar/config.js';
+import {
+  CONFIG_ENV_VARS,
+  CONFIG_PATHS,
+  formatEnvVars,
+  loadSidecarConfig,
+  type LoadSidecarConfigOptions,
+  type SidecarConfig,
+} from '../../src/sidecar/config.js';
 import { schemaErrors, SIDECAR_CONFIG_SCHEMA } from '../../src/sidecar/config-schema.js';
 import { OWL, PLANT, RDF, svc } from '../../src/vocab/index.js';
-import { selfSigned } from '../middleware/http/support/self-signed.js';
+import { selfSigned } from '../middleware/surface/support/self-signed.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sm-config-files-'));
@@ -57,7 +64,9 @@ describe('config files', () => {
 
   it('should name the line and column of a YAML syntax error', async () => {
     const file = write('broken.yaml', `resource: ${R}\nworkflows: [\n  name: open\n`);
-    expect(await message({ file })).toBe(`  - config file ${file}: not valid YAML: line 4, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]`);
+    expect(await message({ file })).toBe(
+      `  - config file ${file}: not valid YAML: line 4, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    );
   });
 
   it('should refuse duplicate keys and unknown tags in YAML', async () => {
@@ -86,7 +95,9 @@ describe('config files', () => {
     const row = (alias: string) => `[${Array(9).fill(alias).join(', ')}]`;
     const bomb = `a: &a ${row('x')}\nb: &b ${row('*a')}\nc: &c ${row('*b')}\nd: &d ${row('*c')}\ne: ${row('*d')}\n`;
     const file = write('bomb.yaml', bomb);
-    expect(await message({ file })).toBe(`  - config file ${file}: not valid YAML: its aliases expand too far (more than 100 alias uses); write the settings out`);
+    expect(await message({ file })).toBe(
+      `  - config file ${file}: not valid YAML: its aliases expand too far (more than 100 alias uses); write the settings out`,
+    );
   });
 
   it('should read YAML 1.2: yes/no and quoted numbers stay strings and are refused, not coerced', async () => {
@@ -98,7 +109,9 @@ describe('config files', () => {
   });
 
   it('should refuse other extensions, missing files and non-mappings, naming the file', async () => {
-    expect(await message({ file: write('c.toml', 'port = 1') })).toMatch(/config file .*c\.toml: cannot tell the format from the extension "\.toml" \(expected \.yaml, \.yml or \.json\)$/u);
+    expect(await message({ file: write('c.toml', 'port = 1') })).toMatch(
+      /config file .*c\.toml: cannot tell the format from the extension "\.toml" \(expected \.yaml, \.yml or \.json\)$/u,
+    );
     expect(await message({ file: 'nowhere/missing.yaml' })).toBe('  - config file nowhere/missing.yaml: cannot be read: ENOENT');
     const list = write('list.yaml', '- resource\n');
     expect(await message({ file: list })).toBe(`  - config file ${list}: must hold a mapping of settings at the top level, not a list`);
@@ -140,7 +153,10 @@ const EXAMPLES: Record<string, LoadSidecarConfigOptions> = {
 /** A resolved config as a file could write it: secrets removed (files may not hold them). */
 function asFile(config: SidecarConfig): unknown {
   const { password: _password, ...store } = config.store;
-  const localApi = config.localApi === false || 'socket' in config.localApi ? config.localApi : { port: config.localApi.port, tokenFile: config.localApi.tokenFile };
+  const localApi =
+    config.localApi === false || 'socket' in config.localApi
+      ? config.localApi
+      : { port: config.localApi.port, tokenFile: config.localApi.tokenFile };
   const { token: _token, tls: _tls, ...http } = config.http ?? {};
   const { default: _default, byAddress: _byAddress, ...outgoingTokens } = config.outgoingTokens ?? {};
   return { ...config, store, localApi, ...(config.http && { http }), ...(config.outgoingTokens && { outgoingTokens }) };
@@ -148,13 +164,21 @@ function asFile(config: SidecarConfig): unknown {
 
 describe('example configs in config/', () => {
   it('should have a test for every example', () => {
-    expect(readdirSync(join(root, 'config')).filter((f) => /\.(ya?ml|json)$/u.test(f)).sort()).toEqual(Object.keys(EXAMPLES).sort());
+    expect(
+      readdirSync(join(root, 'config'))
+        .filter((f) => /\.(ya?ml|json)$/u.test(f))
+        .sort(),
+    ).toEqual(Object.keys(EXAMPLES).sort());
   });
 
   it.each(Object.entries(EXAMPLES))('should load %s, naming only classes and resources the ontology declares', async (name, options) => {
     const config = await load({ file: join(root, 'config', name), ...options });
     const known = declared();
-    const iris = [config.serviceClass, ...config.workflows.flatMap((w) => [w.capabilityClass, w.workflowClass]), ...config.states.flatMap((s) => [s.capabilityClass, s.statePropertyClass])];
+    const iris = [
+      config.serviceClass,
+      ...config.workflows.flatMap((w) => [w.capabilityClass, w.workflowClass]),
+      ...config.states.flatMap((s) => [s.capabilityClass, s.statePropertyClass]),
+    ];
     if (config.resource !== undefined) iris.push(config.resource);
     for (const iri of iris) expect(known.has(iri) ? iri : `undeclared: ${iri}`).toBe(iri);
     expect(schemaErrors(asFile(config))).toEqual([]);
@@ -197,8 +221,25 @@ describe('SIDECAR_CONFIG_SCHEMA', () => {
         'http.tlsKeyFile': tlsKeyFile,
         'outgoingTokens.defaultFile': token,
         'outgoingTokens.byAddressFiles': { 'https://robot1:8443': token },
-        workflows: [{ name: 'open', capabilityClass: 'plant:DoorOpeningCapability', workflowClass: 'plant:OpenDoorWorkflow', path: '/open', method: 'POST', timeoutMs: 5 }],
-        states: [{ name: 'door', capabilityClass: 'plant:DoorStateCapability', statePropertyClass: 'plant:DoorStateProperty', path: '/state/door', timeoutMs: 5 }],
+        workflows: [
+          {
+            name: 'open',
+            capabilityClass: 'plant:DoorOpeningCapability',
+            workflowClass: 'plant:OpenDoorWorkflow',
+            path: '/open',
+            method: 'POST',
+            timeoutMs: 5,
+          },
+        ],
+        states: [
+          {
+            name: 'door',
+            capabilityClass: 'plant:DoorStateCapability',
+            statePropertyClass: 'plant:DoorStateProperty',
+            path: '/state/door',
+            timeoutMs: 5,
+          },
+        ],
       },
     });
     const file = asFile(config) as Record<string, unknown>;

@@ -19,20 +19,44 @@ describe('loadSidecarConfig stores and secrets', () => {
   const passwordFile = write('secrets/sparql', `${secret}\n`);
 
   it('should read a remote store with its update URL, user and password file', async () => {
-    const file = write('remote.yaml', `resource: ${R}\nstore:\n  url: http://kg:8890/sparql\n  updateUrl: http://kg:8890/update\n  user: sm\n  passwordFile: secrets/sparql\n`);
+    const file = write(
+      'remote.yaml',
+      `resource: ${R}\nstore:\n  url: http://kg:8890/sparql\n  updateUrl: http://kg:8890/update\n  user: sm\n  passwordFile: secrets/sparql\n`,
+    );
     const config = await load({ file });
-    expect(config.store).toEqual({ url: 'http://kg:8890/sparql', updateUrl: 'http://kg:8890/update', user: 'sm', passwordFile, password: secret, timeoutMs: LIMITS.remoteRequestTimeoutMs });
+    expect(config.store).toEqual({
+      url: 'http://kg:8890/sparql',
+      updateUrl: 'http://kg:8890/update',
+      user: 'sm',
+      passwordFile,
+      password: secret,
+      timeoutMs: LIMITS.remoteRequestTimeoutMs,
+    });
     expect(config.provisionOntology).toBe(false);
-    expect(storeSpecOf(config.store)).toEqual({ kind: 'remote', queryUrl: 'http://kg:8890/sparql', updateUrl: 'http://kg:8890/update', user: 'sm', password: secret, timeoutMs: LIMITS.remoteRequestTimeoutMs });
+    expect(storeSpecOf(config.store)).toEqual({
+      kind: 'remote',
+      queryUrl: 'http://kg:8890/sparql',
+      updateUrl: 'http://kg:8890/update',
+      user: 'sm',
+      password: secret,
+      timeoutMs: LIMITS.remoteRequestTimeoutMs,
+    });
     expect(JSON.stringify(describeConfig(config))).not.toContain(secret);
     expect(describeConfig(config)).toMatchObject({ store: { kind: 'remote', password: '[redacted]', passwordFile } });
   });
 
   it('should take credentials from the SPARQL_* environment, as parseStoreUrl does', async () => {
-    const env = { SPARQL_UPDATE_URL: 'http://kg/update', SPARQL_USER: 'env-user', SPARQL_PASSWORD: secret, SPARQL_PASSWORD_FILE: '/missing' };
+    const env = {
+      SPARQL_UPDATE_URL: 'http://kg/update',
+      SPARQL_USER: 'env-user',
+      SPARQL_PASSWORD: secret,
+      SPARQL_PASSWORD_FILE: '/missing',
+    };
     const config = await load({ env, flags: { resource: R, store: 'http://kg/sparql' } });
     expect(config.store).toMatchObject({ url: 'http://kg/sparql', updateUrl: 'http://kg/update', user: 'env-user', password: secret });
-    expect((await load({ env: { SPARQL_PASSWORD_FILE: passwordFile }, flags: { resource: R, store: 'http://kg/sparql' } })).store.password).toBe(secret);
+    expect(
+      (await load({ env: { SPARQL_PASSWORD_FILE: passwordFile }, flags: { resource: R, store: 'http://kg/sparql' } })).store.password,
+    ).toBe(secret);
   });
 
   it('should move credentials out of the store URL', async () => {
@@ -41,7 +65,10 @@ describe('loadSidecarConfig stores and secrets', () => {
   });
 
   it('should not send a file’s credentials to a store named by a higher layer', async () => {
-    const file = write('creds.yaml', `resource: ${R}\nstore: { url: "http://kg-a/sparql", user: a, passwordFile: secrets/sparql, updateUrl: "http://kg-a/update" }\n`);
+    const file = write(
+      'creds.yaml',
+      `resource: ${R}\nstore: { url: "http://kg-a/sparql", user: a, passwordFile: secrets/sparql, updateUrl: "http://kg-a/update" }\n`,
+    );
     const config = await load({ file, env: { SIDECAR_STORE: 'http://kg-b/sparql' } });
     expect(config.store).toEqual({ url: 'http://kg-b/sparql', updateUrl: 'http://kg-b/sparql', timeoutMs: LIMITS.remoteRequestTimeoutMs });
   });
@@ -58,7 +85,9 @@ describe('loadSidecarConfig stores and secrets', () => {
   it('should refuse remote-only settings for a local store from a file, but ignore ambient SPARQL_* variables', async () => {
     const file = write('local-creds.yaml', `resource: ${R}\nstore: { url: memory, user: sm }\n`);
     expect(await problems({ file })).toEqual([`config file ${file}: store.user: only applies to a remote (http/https) store`]);
-    expect((await load({ env: { SPARQL_USER: 'sm', SPARQL_PASSWORD: secret }, flags: { resource: R, store: 'memory' } })).store).toEqual({ url: 'memory' });
+    expect((await load({ env: { SPARQL_USER: 'sm', SPARQL_PASSWORD: secret }, flags: { resource: R, store: 'memory' } })).store).toEqual({
+      url: 'memory',
+    });
   });
 
   it('should never echo a password, whatever else is wrong', async () => {
@@ -67,11 +96,15 @@ describe('loadSidecarConfig stores and secrets', () => {
       ...(await problems({ file })),
       ...(await problems({ env: { SPARQL_PASSWORD: secret, SIDECAR_PORT: 'x' }, flags: { resource: R, store: 'http://kg/sparql' } })),
       ...(await problems({ flags: { resource: R, store: `http://u:${secret}@kg/spa rql` } })),
-      ...(await problems({ flags: { resource: R, 'device.url': `http://u:${secret}@kg:1`, store: `http://u:${secret}@kg/sparql`, port: 'x' } })),
+      ...(await problems({
+        flags: { resource: R, 'device.url': `http://u:${secret}@kg:1`, store: `http://u:${secret}@kg/sparql`, port: 'x' },
+      })),
       ...(await problems({ flags: { resource: R, store: 'http://kg/sparql', 'store.passwordFile': write('secrets/empty', '\n') } })),
     ].join('\n');
     expect(messages).not.toContain(secret);
-    expect(messages).toContain(`config file ${file}: store.password: passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)`);
+    expect(messages).toContain(
+      `config file ${file}: store.password: passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)`,
+    );
     expect(messages).toContain('store.passwordFile: holds an empty first line');
   });
 
@@ -89,7 +122,9 @@ describe('loadSidecarConfig stores and secrets', () => {
     expect(JSON.stringify(describeConfig(config))).not.toContain(token);
     const short = write('secrets/short', 'abc123\n');
     const lines = await problems({ flags: { resource: R, 'localApi.port': 8101, 'localApi.tokenFile': short } });
-    expect(lines).toEqual([`command line: localApi.tokenFile: holds a token of 6 characters; use at least ${LIMITS.minTokenLength} (got ${JSON.stringify(short)})`]);
+    expect(lines).toEqual([
+      `command line: localApi.tokenFile: holds a token of 6 characters; use at least ${LIMITS.minTokenLength} (got ${JSON.stringify(short)})`,
+    ]);
     expect(await problems({ flags: { resource: R, 'localApi.port': 8101 } })).toEqual([
       'command line: localApi.tokenFile: is required with localApi.port: the loopback local API needs a token',
     ]);
@@ -120,7 +155,11 @@ describe('loadSidecarConfig for the watchdog', () => {
       `config file ${file}: resource: is not used by the watchdog (it registers no resource): remove it or use a separate config file`,
       `config file ${file}: workflows: is not used by the watchdog (it registers no resource): remove it or use a separate config file`,
     ]);
-    const ok = await load({ flags: { store: 'memory', sweepInterval: 5 }, env: { SIDECAR_RESOURCE: R, SIDECAR_DEVICE_URL: 'http://127.0.0.1:9' }, purpose: 'watchdog' });
+    const ok = await load({
+      flags: { store: 'memory', sweepInterval: 5 },
+      env: { SIDECAR_RESOURCE: R, SIDECAR_DEVICE_URL: 'http://127.0.0.1:9' },
+      purpose: 'watchdog',
+    });
     expect(ok).toMatchObject({ sweepInterval: 5, localApi: false, workflows: [], states: [] });
     expect(ok.resource).toBeUndefined();
     expect(ok.device).toBeUndefined();

@@ -4,17 +4,17 @@ import { ValueError } from '../../src/errors.js';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { isIri } from '../../src/iri/validate.js';
-import {
-  CONFIG_PATHS,
-  loadSidecarConfig,
-  type LoadSidecarConfigOptions,
-  type SidecarConfig,
-} from '../../src/sidecar/config.js';
+import { CONFIG_PATHS, loadSidecarConfig, type LoadSidecarConfigOptions, type SidecarConfig } from '../../src/sidecar/config.js';
 
 const { dir, write, load, problems } = configFixture('sm-config-validation-');
 
 const R = 'https://example.org/plant#door1';
-const doorWorkflow = { name: 'open', capabilityClass: 'plant:DoorOpeningCapability', workflowClass: 'plant:OpenDoorWorkflow', path: '/open' };
+const doorWorkflow = {
+  name: 'open',
+  capabilityClass: 'plant:DoorOpeningCapability',
+  workflowClass: 'plant:OpenDoorWorkflow',
+  path: '/open',
+};
 
 describe('loadSidecarConfig validation', () => {
   it('should list every problem at once, each with its source and field', async () => {
@@ -42,14 +42,23 @@ describe('loadSidecarConfig validation', () => {
   });
 
   it('should refuse unknown keys at every level, suggesting the closest', async () => {
-    const file = write('typos.yaml', `resource: ${R}\nstore: { url: memory, updateURL: "http://x" }\ndevice: { socket: /run/d.sock }\nworkflows:\n  - { name: open, capabilityClass: plant:DoorOpeningCapability, workflowClass: plant:OpenDoorWorkflow, path: /open, timeout: 5 }\n`);
+    const file = write(
+      'typos.yaml',
+      `resource: ${R}\nstore: { url: memory, updateURL: "http://x" }\ndevice: { socket: /run/d.sock }\nworkflows:\n  - { name: open, capabilityClass: plant:DoorOpeningCapability, workflowClass: plant:OpenDoorWorkflow, path: /open, timeout: 5 }\n`,
+    );
     const lines = await problems({ file });
-    expect(lines).toContain(`config file ${file}: store.updateURL: unknown key, did you mean "updateUrl"? (expected one of url, updateUrl, user, passwordFile, timeoutMs)`);
-    expect(lines).toContain(`config file ${file}: workflows[0].timeout: unknown key, did you mean "timeoutMs"? (expected one of name, capabilityClass, workflowClass, path, method, timeoutMs)`);
+    expect(lines).toContain(
+      `config file ${file}: store.updateURL: unknown key, did you mean "updateUrl"? (expected one of url, updateUrl, user, passwordFile, timeoutMs)`,
+    );
+    expect(lines).toContain(
+      `config file ${file}: workflows[0].timeout: unknown key, did you mean "timeoutMs"? (expected one of name, capabilityClass, workflowClass, path, method, timeoutMs)`,
+    );
   });
 
   it('should refuse an unknown flag key', async () => {
-    expect((await problems({ flags: { resource: R, 'store.pasword': 'x' } }))[0]).toMatch(/^command line: store\.pasword: unknown key, did you mean "store\.passwordFile"\?/u);
+    expect((await problems({ flags: { resource: R, 'store.pasword': 'x' } }))[0]).toMatch(
+      /^command line: store\.pasword: unknown key, did you mean "store\.passwordFile"\?/u,
+    );
   });
 
   it('should require a resource for start, and say where to give it', async () => {
@@ -68,7 +77,11 @@ describe('loadSidecarConfig validation', () => {
 
   it('should check names: valid, unique, not the reserved event trigger', async () => {
     const bad = (name: string) => ({ ...doorWorkflow, name });
-    const flags = { resource: R, 'device.url': 'http://127.0.0.1:9', workflows: [bad('open door'), bad('a/b'), bad('open'), bad('open'), bad('event_trigger')] };
+    const flags = {
+      resource: R,
+      'device.url': 'http://127.0.0.1:9',
+      workflows: [bad('open door'), bad('a/b'), bad('open'), bad('open'), bad('event_trigger')],
+    };
     expect(await problems({ flags })).toEqual([
       'command line: workflows[0].name: is not a valid name: use 1 to 128 of the characters A-Z a-z 0-9 . _ ~ - (got "open door")',
       'command line: workflows[1].name: is not a valid name: use 1 to 128 of the characters A-Z a-z 0-9 . _ ~ - (got "a/b")',
@@ -82,13 +95,21 @@ describe('loadSidecarConfig validation', () => {
       resource: R,
       'device.url': 'http://u:pw@127.0.0.1:9000',
       address: 'ftp://x',
-      workflows: [{ ...doorWorkflow, path: 'open' }, { ...doorWorkflow, name: 'b', path: '/../etc' }, { ...doorWorkflow, name: 'c', path: '/a b' }, { ...doorWorkflow, name: 'd', path: '/ok?x=1' }],
+      workflows: [
+        { ...doorWorkflow, path: 'open' },
+        { ...doorWorkflow, name: 'b', path: '/../etc' },
+        { ...doorWorkflow, name: 'c', path: '/a b' },
+        { ...doorWorkflow, name: 'd', path: '/ok?x=1' },
+      ],
     };
     const lines = await problems({ flags });
     expect(lines).toEqual([
       'command line: address: is not an absolute http(s) URL (expected e.g. "http://door1.plant.local:8000") (got "ftp://x")',
       'command line: device.url: must not hold credentials (user:password@) (got "http://<credentials>@127.0.0.1:9000")',
-      ...['[0]', '[1]', '[2]'].map((i, n) => `command line: workflows${i}.path: must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open") (got ${JSON.stringify(['open', '/../etc', '/a b'][n])})`),
+      ...['[0]', '[1]', '[2]'].map(
+        (i, n) =>
+          `command line: workflows${i}.path: must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open") (got ${JSON.stringify(['open', '/../etc', '/a b'][n])})`,
+      ),
     ]);
   });
 
@@ -107,16 +128,22 @@ describe('loadSidecarConfig validation', () => {
     const config = await load({ flags: { resource: R, host: '0.0.0.0', address: 'http://Door1.Plant:8000/' } });
     expect(config.address).toBe('http://door1.plant:8000');
     expect((await load({ flags: { resource: R, port: 0 } })).address).toBeUndefined();
-    expect((await problems({ flags: { resource: R, host: 'bad host!' } }))[0]).toBe('command line: host: must be a host name or an IP address (expected e.g. "127.0.0.1") (got "bad host!")');
+    expect((await problems({ flags: { resource: R, host: 'bad host!' } }))[0]).toBe(
+      'command line: host: must be a host name or an IP address (expected e.g. "127.0.0.1") (got "bad host!")',
+    );
   });
 
   it('should refuse a Unix socket path longer than the kernel holds', async () => {
     const long = `/run/${'x'.repeat(120)}.sock`;
-    expect((await problems({ flags: { resource: R, 'localApi.socket': long } }))[0]).toMatch(/^command line: localApi\.socket: is 130 bytes long, but a Unix socket path may be at most 107/u);
+    expect((await problems({ flags: { resource: R, 'localApi.socket': long } }))[0]).toMatch(
+      /^command line: localApi\.socket: is 130 bytes long, but a Unix socket path may be at most 107/u,
+    );
     // The default socket lives under the working directory: a deep one is caught too.
     const deep = `/${'d'.repeat(90)}`;
     expect(await problems({ flags: { resource: R }, cwd: deep })).toEqual([
-      expect.stringMatching(/^default: localApi\.socket: is \d+ bytes long, .*; set localApi\.socket, or run from a shorter directory \(got "\/d+/u),
+      expect.stringMatching(
+        /^default: localApi\.socket: is \d+ bytes long, .*; set localApi\.socket, or run from a shorter directory \(got "\/d+/u,
+      ),
     ]);
   });
 });
@@ -139,7 +166,14 @@ describe('loadSidecarConfig with hostile input', () => {
   });
 
   it('should quote keys and values with newlines instead of letting them start a line', async () => {
-    const file = write('newlines.json', JSON.stringify({ resource: 'urn:a\n  - forged', 'x\n  - forged: y': 1, workflows: [{ name: 'a\nb', capabilityClass: 'svc:X', workflowClass: 'svc:Y', path: '/p' }] }));
+    const file = write(
+      'newlines.json',
+      JSON.stringify({
+        resource: 'urn:a\n  - forged',
+        'x\n  - forged: y': 1,
+        workflows: [{ name: 'a\nb', capabilityClass: 'svc:X', workflowClass: 'svc:Y', path: '/p' }],
+      }),
+    );
     const error = await load({ file }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValueError);
     oneLinePerProblem((error as Error).message);
@@ -147,23 +181,42 @@ describe('loadSidecarConfig with hostile input', () => {
   });
 
   it('should either load or throw one ValueError with one line per problem, for any strings', async () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('svc:Service', 'plant:door1', '/open', '127.0.0.1', 'memory', '<>', '"}', 'a b'));
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('svc:Service', 'plant:door1', '/open', '127.0.0.1', 'memory', '<>', '"}', 'a b'),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.record({ resource: text, serviceClass: text, host: text, store: text, name: text, path: text, klass: text, key: fc.string() }), async (v) => {
-        const flags = { resource: v.resource, serviceClass: v.serviceClass, host: v.host, store: v.store, 'device.url': 'http://127.0.0.1:9' };
-        const file = write('fuzz.json', JSON.stringify({ [v.key]: 1, workflows: [{ name: v.name, path: v.path, capabilityClass: v.klass, workflowClass: 'svc:Workflow' }] }));
-        const outcome = await loadSidecarConfig({ file, flags, env: {}, cwd: dir }).then(
-          (config) => config,
-          (e: unknown) => e,
-        );
-        if (outcome instanceof Error) {
-          expect(outcome).toBeInstanceOf(ValueError);
-          oneLinePerProblem(outcome.message);
-        } else {
-          expect(isIri((outcome as SidecarConfig).resource)).toBe(true);
-          expect(isIri((outcome as SidecarConfig).workflows[0]!.capabilityClass)).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        fc.record({ resource: text, serviceClass: text, host: text, store: text, name: text, path: text, klass: text, key: fc.string() }),
+        async (v) => {
+          const flags = {
+            resource: v.resource,
+            serviceClass: v.serviceClass,
+            host: v.host,
+            store: v.store,
+            'device.url': 'http://127.0.0.1:9',
+          };
+          const file = write(
+            'fuzz.json',
+            JSON.stringify({
+              [v.key]: 1,
+              workflows: [{ name: v.name, path: v.path, capabilityClass: v.klass, workflowClass: 'svc:Workflow' }],
+            }),
+          );
+          const outcome = await loadSidecarConfig({ file, flags, env: {}, cwd: dir }).then(
+            (config) => config,
+            (e: unknown) => e,
+          );
+          if (outcome instanceof Error) {
+            expect(outcome).toBeInstanceOf(ValueError);
+            oneLinePerProblem(outcome.message);
+          } else {
+            expect(isIri((outcome as SidecarConfig).resource)).toBe(true);
+            expect(isIri((outcome as SidecarConfig).workflows[0]!.capabilityClass)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -17,7 +17,12 @@ import { DEFAULT_DATA_GRAPH, PLANT, svc } from '../../src/vocab/index.js';
 const { dir, write, load, problems } = configFixture('sm-config-');
 
 const R = 'https://example.org/plant#door1';
-const doorWorkflow = { name: 'open', capabilityClass: 'plant:DoorOpeningCapability', workflowClass: 'plant:OpenDoorWorkflow', path: '/open' };
+const doorWorkflow = {
+  name: 'open',
+  capabilityClass: 'plant:DoorOpeningCapability',
+  workflowClass: 'plant:OpenDoorWorkflow',
+  path: '/open',
+};
 
 describe('loadSidecarConfig defaults', () => {
   it('should need nothing but a resource: embedded store in ./.data/<slug>/store, ontology provisioned', async () => {
@@ -68,27 +73,178 @@ describe('loadSidecarConfig defaults', () => {
 });
 
 // One row per setting: the file's value, the environment's and the flag's, and how to read it.
-const PRECEDENCE: Array<{ field: string; file: string; env: [string, string]; flag: [string, unknown]; read: (c: SidecarConfig) => unknown; expect: [unknown, unknown, unknown] }> = [
-  { field: 'resource', file: 'resource: plant:door1', env: ['SIDECAR_RESOURCE', 'plant:robot1'], flag: ['resource', 'plant:conveyor1'], read: (c) => c.resource, expect: [PLANT('door1'), PLANT('robot1'), PLANT('conveyor1')] },
-  { field: 'serviceClass', file: 'serviceClass: plant:ControllerService', env: ['SIDECAR_SERVICE_CLASS', 'plant:MonitorService'], flag: ['serviceClass', 'svc:Service'], read: (c) => c.serviceClass, expect: [PLANT('ControllerService'), PLANT('MonitorService'), svc.Service] },
-  { field: 'store.url', file: 'store: memory', env: ['SIDECAR_STORE', 'http://kg:8890/sparql'], flag: ['store.url', '/srv/kg'], read: (c) => c.store.url, expect: ['memory', 'http://kg:8890/sparql', '/srv/kg'] },
-  { field: 'namedGraph', file: 'namedGraph: urn:g:file', env: ['SIDECAR_GRAPH', 'urn:g:env'], flag: ['namedGraph', 'urn:g:flag'], read: (c) => c.namedGraph, expect: ['urn:g:file', 'urn:g:env', 'urn:g:flag'] },
-  { field: 'host', file: 'host: 127.0.0.2', env: ['SIDECAR_HOST', 'localhost'], flag: ['host', '::1'], read: (c) => c.host, expect: ['127.0.0.2', 'localhost', '::1'] },
-  { field: 'port', file: 'port: 8001', env: ['SIDECAR_PORT', '8002'], flag: ['port', '8003'], read: (c) => c.port, expect: [8001, 8002, 8003] },
-  { field: 'address', file: 'address: http://a.example:1', env: ['SIDECAR_ADDRESS', 'http://B.example:2/'], flag: ['address', 'https://c.example'], read: (c) => c.address, expect: ['http://a.example:1', 'http://b.example:2', 'https://c.example'] },
-  { field: 'heartbeatInterval', file: 'heartbeatInterval: 10', env: ['SIDECAR_HEARTBEAT_INTERVAL', 'off'], flag: ['heartbeatInterval', 5], read: (c) => c.heartbeatInterval, expect: [10, null, 5] },
-  { field: 'stalenessThreshold', file: 'stalenessThreshold: 100', env: ['SIDECAR_STALENESS_THRESHOLD', '120.5'], flag: ['stalenessThreshold', '150'], read: (c) => c.stalenessThreshold, expect: [100, 120.5, 150] },
-  { field: 'sweepInterval', file: 'sweepInterval: 11', env: ['SIDECAR_SWEEP_INTERVAL', '12'], flag: ['sweepInterval', 13], read: (c) => c.sweepInterval, expect: [11, 12, 13] },
-  { field: 'provisionOntology', file: 'provisionOntology: false', env: ['SIDECAR_PROVISION_ONTOLOGY', 'true'], flag: ['provisionOntology', false], read: (c) => c.provisionOntology, expect: [false, true, false] },
-  { field: 'device', file: 'device: { socket: /run/d.sock }', env: ['SIDECAR_DEVICE_URL', 'http://127.0.0.1:9000'], flag: ['device.socket', '/run/e.sock'], read: (c) => c.device, expect: [{ socket: '/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs }, { url: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs }, { socket: '/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs }] },
-  { field: 'device.timeoutMs', file: 'device: { url: "http://127.0.0.1:9000", timeoutMs: 100 }', env: ['SIDECAR_DEVICE_TIMEOUT_MS', '200'], flag: ['device.timeoutMs', 300], read: (c) => c.device?.timeoutMs, expect: [100, 200, 300] },
-  { field: 'localApi', file: 'localApi: { socket: /run/a.sock }', env: ['SIDECAR_LOCAL_API_SOCKET', '/run/b.sock'], flag: ['localApi', false], read: (c) => c.localApi, expect: [{ socket: '/run/a.sock' }, { socket: '/run/b.sock' }, false] },
-  { field: 'activityFeed', file: 'activityFeed: true', env: ['SIDECAR_ACTIVITY_FEED', '0'], flag: ['activityFeed', 'true'], read: (c) => c.activityFeed, expect: [true, false, true] },
-  { field: 'activityCapacity', file: 'activityCapacity: 10', env: ['SIDECAR_ACTIVITY_CAPACITY', '20'], flag: ['activityCapacity', 30], read: (c) => c.activityCapacity, expect: [10, 20, 30] },
-  { field: 'log.level', file: 'log: { level: warn }', env: ['LOG_LEVEL', 'debug'], flag: ['log.level', 'silent'], read: (c) => c.log.level, expect: ['warn', 'debug', 'silent'] },
-  { field: 'log.pretty', file: 'log: { pretty: true }', env: ['LOG_PRETTY', 'false'], flag: ['log.pretty', true], read: (c) => c.log.pretty, expect: [true, false, true] },
-  { field: 'shutdownGraceMs', file: 'shutdownGraceMs: 1000', env: ['SIDECAR_SHUTDOWN_GRACE_MS', '2000'], flag: ['shutdownGraceMs', 0], read: (c) => c.shutdownGraceMs, expect: [1000, 2000, 0] },
-  { field: 'store.timeoutMs', file: 'store: { url: "http://kg/sparql", timeoutMs: 1000 }', env: ['SPARQL_TIMEOUT_MS', '2000'], flag: ['store.timeoutMs', '3000'], read: (c) => c.store.timeoutMs, expect: [1000, 2000, 3000] },
+const PRECEDENCE: Array<{
+  field: string;
+  file: string;
+  env: [string, string];
+  flag: [string, unknown];
+  read: (c: SidecarConfig) => unknown;
+  expect: [unknown, unknown, unknown];
+}> = [
+  {
+    field: 'resource',
+    file: 'resource: plant:door1',
+    env: ['SIDECAR_RESOURCE', 'plant:robot1'],
+    flag: ['resource', 'plant:conveyor1'],
+    read: (c) => c.resource,
+    expect: [PLANT('door1'), PLANT('robot1'), PLANT('conveyor1')],
+  },
+  {
+    field: 'serviceClass',
+    file: 'serviceClass: plant:ControllerService',
+    env: ['SIDECAR_SERVICE_CLASS', 'plant:MonitorService'],
+    flag: ['serviceClass', 'svc:Service'],
+    read: (c) => c.serviceClass,
+    expect: [PLANT('ControllerService'), PLANT('MonitorService'), svc.Service],
+  },
+  {
+    field: 'store.url',
+    file: 'store: memory',
+    env: ['SIDECAR_STORE', 'http://kg:8890/sparql'],
+    flag: ['store.url', '/srv/kg'],
+    read: (c) => c.store.url,
+    expect: ['memory', 'http://kg:8890/sparql', '/srv/kg'],
+  },
+  {
+    field: 'namedGraph',
+    file: 'namedGraph: urn:g:file',
+    env: ['SIDECAR_GRAPH', 'urn:g:env'],
+    flag: ['namedGraph', 'urn:g:flag'],
+    read: (c) => c.namedGraph,
+    expect: ['urn:g:file', 'urn:g:env', 'urn:g:flag'],
+  },
+  {
+    field: 'host',
+    file: 'host: 127.0.0.2',
+    env: ['SIDECAR_HOST', 'localhost'],
+    flag: ['host', '::1'],
+    read: (c) => c.host,
+    expect: ['127.0.0.2', 'localhost', '::1'],
+  },
+  {
+    field: 'port',
+    file: 'port: 8001',
+    env: ['SIDECAR_PORT', '8002'],
+    flag: ['port', '8003'],
+    read: (c) => c.port,
+    expect: [8001, 8002, 8003],
+  },
+  {
+    field: 'address',
+    file: 'address: http://a.example:1',
+    env: ['SIDECAR_ADDRESS', 'http://B.example:2/'],
+    flag: ['address', 'https://c.example'],
+    read: (c) => c.address,
+    expect: ['http://a.example:1', 'http://b.example:2', 'https://c.example'],
+  },
+  {
+    field: 'heartbeatInterval',
+    file: 'heartbeatInterval: 10',
+    env: ['SIDECAR_HEARTBEAT_INTERVAL', 'off'],
+    flag: ['heartbeatInterval', 5],
+    read: (c) => c.heartbeatInterval,
+    expect: [10, null, 5],
+  },
+  {
+    field: 'stalenessThreshold',
+    file: 'stalenessThreshold: 100',
+    env: ['SIDECAR_STALENESS_THRESHOLD', '120.5'],
+    flag: ['stalenessThreshold', '150'],
+    read: (c) => c.stalenessThreshold,
+    expect: [100, 120.5, 150],
+  },
+  {
+    field: 'sweepInterval',
+    file: 'sweepInterval: 11',
+    env: ['SIDECAR_SWEEP_INTERVAL', '12'],
+    flag: ['sweepInterval', 13],
+    read: (c) => c.sweepInterval,
+    expect: [11, 12, 13],
+  },
+  {
+    field: 'provisionOntology',
+    file: 'provisionOntology: false',
+    env: ['SIDECAR_PROVISION_ONTOLOGY', 'true'],
+    flag: ['provisionOntology', false],
+    read: (c) => c.provisionOntology,
+    expect: [false, true, false],
+  },
+  {
+    field: 'device',
+    file: 'device: { socket: /run/d.sock }',
+    env: ['SIDECAR_DEVICE_URL', 'http://127.0.0.1:9000'],
+    flag: ['device.socket', '/run/e.sock'],
+    read: (c) => c.device,
+    expect: [
+      { socket: '/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs },
+      { url: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs },
+      { socket: '/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs },
+    ],
+  },
+  {
+    field: 'device.timeoutMs',
+    file: 'device: { url: "http://127.0.0.1:9000", timeoutMs: 100 }',
+    env: ['SIDECAR_DEVICE_TIMEOUT_MS', '200'],
+    flag: ['device.timeoutMs', 300],
+    read: (c) => c.device?.timeoutMs,
+    expect: [100, 200, 300],
+  },
+  {
+    field: 'localApi',
+    file: 'localApi: { socket: /run/a.sock }',
+    env: ['SIDECAR_LOCAL_API_SOCKET', '/run/b.sock'],
+    flag: ['localApi', false],
+    read: (c) => c.localApi,
+    expect: [{ socket: '/run/a.sock' }, { socket: '/run/b.sock' }, false],
+  },
+  {
+    field: 'activityFeed',
+    file: 'activityFeed: true',
+    env: ['SIDECAR_ACTIVITY_FEED', '0'],
+    flag: ['activityFeed', 'true'],
+    read: (c) => c.activityFeed,
+    expect: [true, false, true],
+  },
+  {
+    field: 'activityCapacity',
+    file: 'activityCapacity: 10',
+    env: ['SIDECAR_ACTIVITY_CAPACITY', '20'],
+    flag: ['activityCapacity', 30],
+    read: (c) => c.activityCapacity,
+    expect: [10, 20, 30],
+  },
+  {
+    field: 'log.level',
+    file: 'log: { level: warn }',
+    env: ['LOG_LEVEL', 'debug'],
+    flag: ['log.level', 'silent'],
+    read: (c) => c.log.level,
+    expect: ['warn', 'debug', 'silent'],
+  },
+  {
+    field: 'log.pretty',
+    file: 'log: { pretty: true }',
+    env: ['LOG_PRETTY', 'false'],
+    flag: ['log.pretty', true],
+    read: (c) => c.log.pretty,
+    expect: [true, false, true],
+  },
+  {
+    field: 'shutdownGraceMs',
+    file: 'shutdownGraceMs: 1000',
+    env: ['SIDECAR_SHUTDOWN_GRACE_MS', '2000'],
+    flag: ['shutdownGraceMs', 0],
+    read: (c) => c.shutdownGraceMs,
+    expect: [1000, 2000, 0],
+  },
+  {
+    field: 'store.timeoutMs',
+    file: 'store: { url: "http://kg/sparql", timeoutMs: 1000 }',
+    env: ['SPARQL_TIMEOUT_MS', '2000'],
+    flag: ['store.timeoutMs', '3000'],
+    read: (c) => c.store.timeoutMs,
+    expect: [1000, 2000, 3000],
+  },
 ];
 
 describe('loadSidecarConfig precedence: defaults < file < environment < flags', () => {
@@ -106,8 +262,27 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
     const untested = CONFIG_ENV_VARS.filter((v) => v.field !== undefined && !covered.has(v.name)).map((v) => v.name);
     // Tested on their own below: credentials, the update URL, ontology files, the loopback API;
     // the HTTP token, TLS and outgoing tokens in auth-config.test.ts.
-    const security = ['SIDECAR_HTTP_TLS_CERT_FILE', 'SIDECAR_HTTP_TLS_KEY_FILE', 'SIDECAR_HTTP_TOKEN', 'SIDECAR_HTTP_TOKEN_FILE', 'SIDECAR_OUTGOING_TOKEN', 'SIDECAR_OUTGOING_TOKEN_FILE'];
-    expect(untested.sort()).toEqual(['SIDECAR_DEVICE_SOCKET', ...security, 'SIDECAR_LOCAL_API_PORT', 'SIDECAR_LOCAL_API_TOKEN_FILE', 'SIDECAR_ONTOLOGY_FILES', 'SPARQL_PASSWORD', 'SPARQL_PASSWORD_FILE', 'SPARQL_UPDATE_URL', 'SPARQL_USER'].sort());
+    const security = [
+      'SIDECAR_HTTP_TLS_CERT_FILE',
+      'SIDECAR_HTTP_TLS_KEY_FILE',
+      'SIDECAR_HTTP_TOKEN',
+      'SIDECAR_HTTP_TOKEN_FILE',
+      'SIDECAR_OUTGOING_TOKEN',
+      'SIDECAR_OUTGOING_TOKEN_FILE',
+    ];
+    expect(untested.sort()).toEqual(
+      [
+        'SIDECAR_DEVICE_SOCKET',
+        ...security,
+        'SIDECAR_LOCAL_API_PORT',
+        'SIDECAR_LOCAL_API_TOKEN_FILE',
+        'SIDECAR_ONTOLOGY_FILES',
+        'SPARQL_PASSWORD',
+        'SPARQL_PASSWORD_FILE',
+        'SPARQL_UPDATE_URL',
+        'SPARQL_USER',
+      ].sort(),
+    );
     // Secrets from the environment are resolved values, not settings a file or flag may name.
     const secrets = ['store.password', 'http.token', 'outgoingTokens.default'];
     for (const v of CONFIG_ENV_VARS) if (v.field !== undefined && !secrets.includes(v.field)) expect(CONFIG_PATHS).toContain(v.field);
@@ -135,7 +310,10 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
   });
 
   it('should replace a list from a lower layer whole, not merge it', async () => {
-    const file = write('lists.yaml', `resource: ${R}\ndevice: { url: "http://127.0.0.1:9" }\nworkflows:\n  - { name: open, capabilityClass: plant:DoorOpeningCapability, workflowClass: plant:OpenDoorWorkflow, path: /open }\n`);
+    const file = write(
+      'lists.yaml',
+      `resource: ${R}\ndevice: { url: "http://127.0.0.1:9" }\nworkflows:\n  - { name: open, capabilityClass: plant:DoorOpeningCapability, workflowClass: plant:OpenDoorWorkflow, path: /open }\n`,
+    );
     const workflows = [{ ...doorWorkflow, name: 'open2' }];
     expect((await load({ file, flags: { workflows } })).workflows.map((w) => w.name)).toEqual(['open2']);
   });
@@ -150,14 +328,24 @@ describe('loadSidecarConfig CURIEs and IRIs', () => {
     ['https://example.org/x#Y', 'https://example.org/x#Y'],
     ['urn:example:class', 'urn:example:class'],
   ])('should read %s as %s', async (value, iri) => {
-    const flags = { resource: R, device: undefined, 'device.url': 'http://127.0.0.1:9', workflows: [{ ...doorWorkflow, workflowClass: value }] };
+    const flags = {
+      resource: R,
+      device: undefined,
+      'device.url': 'http://127.0.0.1:9',
+      workflows: [{ ...doorWorkflow, workflowClass: value }],
+    };
     expect((await load({ flags })).workflows[0]!.workflowClass).toBe(iri);
   });
 
   it('should name an unknown prefix, the field and the file', async () => {
-    const file = write('door1.yaml', `resource: ${R}\ndevice: { socket: /run/d.sock }\nworkflows:\n  - { name: open, capabilityClass: "plnt:DoorOpeningCapability", workflowClass: plant:OpenDoorWorkflow, path: /open }\n`);
+    const file = write(
+      'door1.yaml',
+      `resource: ${R}\ndevice: { socket: /run/d.sock }\nworkflows:\n  - { name: open, capabilityClass: "plnt:DoorOpeningCapability", workflowClass: plant:OpenDoorWorkflow, path: /open }\n`,
+    );
     expect(await problems({ file })).toEqual([
-      `config file ${file}: workflows[0].capabilityClass: unknown prefix "plnt:" (expected an IRI or one of ${Object.keys(CURIE_PREFIXES).map((p) => `${p}:`).join(', ')}) (got "plnt:DoorOpeningCapability")`,
+      `config file ${file}: workflows[0].capabilityClass: unknown prefix "plnt:" (expected an IRI or one of ${Object.keys(CURIE_PREFIXES)
+        .map((p) => `${p}:`)
+        .join(', ')}) (got "plnt:DoorOpeningCapability")`,
     ]);
   });
 

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +40,7 @@ function captureLogger(): StoreLogger & { warnings: string[] } {
   return { warnings, info: () => undefined, warn: (_obj, msg) => warnings.push(msg), error: (_obj, msg) => warnings.push(msg) };
 }
 
-const insert = (id: string | number): string =>
-  `INSERT DATA { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
+const insert = (id: string | number): string => `INSERT DATA { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
 const has = (id: string | number): string => `ASK { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
 
 async function countIn(dataDir: string, logger = captureLogger()): Promise<number> {
@@ -45,8 +55,10 @@ async function countIn(dataDir: string, logger = captureLogger()): Promise<numbe
 
 describeTripleStore('embedded (memory)', () => openEmbeddedStore());
 const suiteDir = mkdtempSync(join(tmpdir(), 'embedded-suite-'));
-describeTripleStore('embedded (data dir)', () => openEmbeddedStore({ dataDir: suiteDir }), async () =>
-  rmSync(suiteDir, { recursive: true, force: true }),
+describeTripleStore(
+  'embedded (data dir)',
+  () => openEmbeddedStore({ dataDir: suiteDir }),
+  async () => rmSync(suiteDir, { recursive: true, force: true }),
 );
 
 describe('embedded store', () => {
@@ -116,7 +128,10 @@ describe('embedded store', () => {
     const dir = tempDir();
     const store = await openEmbeddedStore({ dataDir: dir });
     const big = 'y'.repeat(LIMITS.maxLiteralLength - 10);
-    const lines = Array.from({ length: Math.ceil(LIMITS.maxJournalEntryBytes / big.length) + 1 }, (_, i) => `<urn:test:s:${i}> <urn:test:p> "${big}" .`);
+    const lines = Array.from(
+      { length: Math.ceil(LIMITS.maxJournalEntryBytes / big.length) + 1 },
+      (_, i) => `<urn:test:s:${i}> <urn:test:p> "${big}" .`,
+    );
     const progress: number[] = [];
     await store.load(lines.join('\n'), { graph: 'urn:test:g', format: 'application/n-triples', onProgress: (n) => progress.push(n) });
     expect(progress).toEqual([lines.length]);
@@ -193,8 +208,22 @@ describe('embedded store crash (kill -9)', () => {
     build = mkdtempSync(join(ROOT, 'node_modules/.cache/embedded-store-'));
     const tsc = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noCheck', '--skipLibCheck', '--outDir', build, '--rootDir', join(ROOT, 'src'),
-        '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', join(ROOT, 'src/store/embedded-store.ts')],
+      [
+        join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '--noCheck',
+        '--skipLibCheck',
+        '--outDir',
+        build,
+        '--rootDir',
+        join(ROOT, 'src'),
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        join(ROOT, 'src/store/embedded-store.ts'),
+      ],
       { encoding: 'utf8' },
     );
     if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
@@ -204,9 +233,13 @@ describe('embedded store crash (kill -9)', () => {
   afterAll(() => rmSync(build, { recursive: true, force: true }));
 
   function crashRun(dataDir: string, round: number, killAfterAcks: number): Promise<string[]> {
-    const child = spawn(process.execPath, [join(ROOT, 'test/support/embedded-crash-writer.mjs'), join(build, 'store/embedded-store.js'), dataDir, String(round), '4'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'test/support/embedded-crash-writer.mjs'), join(build, 'store/embedded-store.js'), dataDir, String(round), '4'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const acks: string[] = [];
     let buffered = '';
     let stderr = '';

@@ -18,11 +18,19 @@ describe('parseStoreUrl', () => {
 
   it('should read an http(s) URL as a remote store updating at the same URL', () => {
     expect(parseStoreUrl(URL_, {})).toEqual({ kind: 'remote', queryUrl: URL_, updateUrl: URL_ });
-    expect(parseStoreUrl('https://kg.example.org/repositories/plant', {})).toMatchObject({ kind: 'remote', queryUrl: 'https://kg.example.org/repositories/plant' });
+    expect(parseStoreUrl('https://kg.example.org/repositories/plant', {})).toMatchObject({
+      kind: 'remote',
+      queryUrl: 'https://kg.example.org/repositories/plant',
+    });
   });
 
   it('should take the update URL, user, password and timeout from the environment', () => {
-    const env = { SPARQL_UPDATE_URL: 'http://127.0.0.1:8890/update', SPARQL_USER: 'sm', SPARQL_PASSWORD: 'pw-1234', SPARQL_TIMEOUT_MS: '5000' };
+    const env = {
+      SPARQL_UPDATE_URL: 'http://127.0.0.1:8890/update',
+      SPARQL_USER: 'sm',
+      SPARQL_PASSWORD: 'pw-1234',
+      SPARQL_TIMEOUT_MS: '5000',
+    };
     expect(parseStoreUrl(URL_, env)).toEqual({
       kind: 'remote',
       queryUrl: URL_,
@@ -40,7 +48,9 @@ describe('parseStoreUrl', () => {
   });
 
   it('should prefer SPARQL_PASSWORD over the password file', () => {
-    expect(parseStoreUrl(URL_, { SPARQL_PASSWORD: 'direct', SPARQL_PASSWORD_FILE: join(tmp, 'missing') })).toMatchObject({ password: 'direct' });
+    expect(parseStoreUrl(URL_, { SPARQL_PASSWORD: 'direct', SPARQL_PASSWORD_FILE: join(tmp, 'missing') })).toMatchObject({
+      password: 'direct',
+    });
   });
 
   it('should refuse an unreadable password file, naming the file', () => {

@@ -187,7 +187,8 @@ describe('remote store against loopback servers', () => {
 });
 
 describe('Virtuoso update reports', () => {
-  const report = (text: string) => JSON.stringify({ head: { vars: ['callret-0'] }, results: { bindings: [{ 'callret-0': { type: 'literal', value: text } }] } });
+  const report = (text: string) =>
+    JSON.stringify({ head: { vars: ['callret-0'] }, results: { bindings: [{ 'callret-0': { type: 'literal', value: text } }] } });
 
   it.each([
     ['Modify <urn:g:1>, delete 1 (or less) and insert 1 (or less) triples -- done', true],
@@ -261,7 +262,10 @@ if (!ENDPOINT) {
       const cas = (from: string, to: string) =>
         store.conditionalUpdate(
           `DELETE { GRAPH <${g}> { <urn:op> <urn:status> "${from}" } } INSERT { GRAPH <${g}> { <urn:op> <urn:status> "${to}" } } WHERE { GRAPH <${g}> { <urn:op> <urn:status> "${from}" } }`,
-          { before: `ASK { GRAPH <${g}> { <urn:op> <urn:status> "${from}" } }`, after: `ASK { GRAPH <${g}> { <urn:op> <urn:status> "${to}" } }` },
+          {
+            before: `ASK { GRAPH <${g}> { <urn:op> <urn:status> "${from}" } }`,
+            after: `ASK { GRAPH <${g}> { <urn:op> <urn:status> "${to}" } }`,
+          },
         );
       let count = store.requestCount;
       expect(await cas('queued', 'running')).toBe(true);
@@ -309,7 +313,11 @@ if (!ENDPOINT) {
         <urn:ex:hasThing> <http://www.w3.org/2000/01/rdf-schema#domain> ?d .
         ?d <http://www.w3.org/2002/07/owl#unionOf>/<http://www.w3.org/1999/02/22-rdf-syntax-ns#rest>*/<http://www.w3.org/1999/02/22-rdf-syntax-ns#first> ?c } }`);
       expect(members.map((r) => r.c?.value).sort()).toEqual(['urn:ex:A', 'urn:ex:B', 'urn:ex:C', 'urn:ex:D']);
-      expect(await store.ask(`ASK { GRAPH <${g}> { <urn:ex:W> ?sub ?r . ?r <http://www.w3.org/2002/07/owl#onProperty> <urn:ex:holds> ; <http://www.w3.org/2002/07/owl#cardinality> ?n } }`)).toBe(true);
+      expect(
+        await store.ask(
+          `ASK { GRAPH <${g}> { <urn:ex:W> ?sub ?r . ?r <http://www.w3.org/2002/07/owl#onProperty> <urn:ex:holds> ; <http://www.w3.org/2002/07/owl#cardinality> ?n } }`,
+        ),
+      ).toBe(true);
 
       const dumped = new Parser({ format: 'application/n-quads' }).parse(await store.dump({ graph: g }));
       expect(dumped).toHaveLength(total);

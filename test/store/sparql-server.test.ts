@@ -53,7 +53,9 @@ describe('SPARQL server scanner', () => {
 
   it('should make the ASK of a DELETE/INSERT WHERE, keeping prologue and dataset', () => {
     expect(updateWhereAsk(CAS('urn:g', 'a', 'b'))).toBe('ASK WHERE { GRAPH <urn:g> { <urn:s> <urn:p> "a" } }');
-    expect(updateWhereAsk('PREFIX ex: <urn:ex:>\nINSERT { ex:s ex:p 1 } WHERE { ex:s ex:q 2 } ;')).toBe('PREFIX ex: <urn:ex:>\nASK WHERE { ex:s ex:q 2 }');
+    expect(updateWhereAsk('PREFIX ex: <urn:ex:>\nINSERT { ex:s ex:p 1 } WHERE { ex:s ex:q 2 } ;')).toBe(
+      'PREFIX ex: <urn:ex:>\nASK WHERE { ex:s ex:q 2 }',
+    );
     expect(updateWhereAsk('WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }')).toBe('ASK FROM <urn:g> WHERE { ?s ?p ?o }');
     expect(updateWhereAsk('WITH <urn:g> DELETE { ?s ?p ?o } USING <urn:h> USING NAMED ex:i WHERE { ?s ?p ?o }')).toBe(
       'ASK FROM <urn:h> FROM NAMED ex:i WHERE { ?s ?p ?o }',
@@ -80,34 +82,50 @@ describe('SPARQL server scanner', () => {
     const check = (text: string): void => {
       const lit = sparqlLiteral(literal(text));
       const where = `{ GRAPH <urn:g> { <urn:s> <urn:p> ${lit} . FILTER(STR(${lit}) != "{") } }`;
-      expect(updateWhereAsk(`DELETE { GRAPH <urn:g> { <urn:s> <urn:p> ${lit} } } INSERT { GRAPH <urn:g> { <urn:s> <urn:q> '}' } } WHERE ${where}`)).toBe(`ASK WHERE ${where}`);
+      expect(
+        updateWhereAsk(
+          `DELETE { GRAPH <urn:g> { <urn:s> <urn:p> ${lit} } } INSERT { GRAPH <urn:g> { <urn:s> <urn:q> '}' } } WHERE ${where}`,
+        ),
+      ).toBe(`ASK WHERE ${where}`);
     };
     HOSTILE_STRINGS.forEach(check);
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (text) => check(text)), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => check(text)),
+      { numRuns: 300 },
+    );
   });
 });
 
 const cleanups: (() => Promise<void>)[] = [];
-describeTripleStore('served embedded store through the remote store', async () => {
-  const { server, client } = await served(await openEmbeddedStore());
-  cleanups.push(() => server.close());
-  return client;
-}, async () => {
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-});
+describeTripleStore(
+  'served embedded store through the remote store',
+  async () => {
+    const { server, client } = await served(await openEmbeddedStore());
+    cleanups.push(() => server.close());
+    return client;
+  },
+  async () => {
+    await Promise.all(cleanups.splice(0).map((c) => c()));
+  },
+);
 
 const ENDPOINT = process.env.SPARQL_ENDPOINT;
 if (ENDPOINT) {
   const proxied: (() => Promise<void>)[] = [];
-  describeTripleStore('served Virtuoso through the remote store', async () => {
-    const { server, client } = await served(openRemoteStore({ queryUrl: ENDPOINT }));
-    proxied.push(() => server.close());
-    return client;
-  }, async () => {
-    await Promise.all(proxied.splice(0).map((c) => c()));
-  });
+  describeTripleStore(
+    'served Virtuoso through the remote store',
+    async () => {
+      const { server, client } = await served(openRemoteStore({ queryUrl: ENDPOINT }));
+      proxied.push(() => server.close());
+      return client;
+    },
+    async () => {
+      await Promise.all(proxied.splice(0).map((c) => c()));
+    },
+  );
 } else {
-  it('serves Virtuoso through the remote store (set SPARQL_ENDPOINT)', () => console.warn('SKIPPED: set SPARQL_ENDPOINT to serve Virtuoso'));
+  it('serves Virtuoso through the remote store (set SPARQL_ENDPOINT)', () =>
+    console.warn('SKIPPED: set SPARQL_ENDPOINT to serve Virtuoso'));
 }
 
 describe('SPARQL server protocol', () => {
@@ -130,7 +148,12 @@ describe('SPARQL server protocol', () => {
     const select = await post('application/sparql-query', 'SELECT ?o WHERE { GRAPH <urn:g> { ?s ?p ?o } } ORDER BY ?o');
     expect(await select.json()).toEqual({
       head: { vars: ['o'] },
-      results: { bindings: [{ o: { type: 'literal', value: '5', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } }, { o: { type: 'literal', value: 'queued', 'xml:lang': 'en' } }] },
+      results: {
+        bindings: [
+          { o: { type: 'literal', value: '5', datatype: 'http://www.w3.org/2001/XMLSchema#integer' } },
+          { o: { type: 'literal', value: 'queued', 'xml:lang': 'en' } },
+        ],
+      },
     });
   });
 
@@ -176,9 +199,15 @@ describe('SPARQL server protocol', () => {
   });
 
   it('should answer 500 without the internal message when the store fails unexpectedly', async () => {
-    const broken = { description: 'broken', requestCount: 0, select: () => Promise.reject(new Error('secret internal detail')) } as unknown as TripleStore;
+    const broken = {
+      description: 'broken',
+      requestCount: 0,
+      select: () => Promise.reject(new Error('secret internal detail')),
+    } as unknown as TripleStore;
     const logged: Record<string, unknown>[] = [];
-    const server = await serveSparql(broken, { logger: pino({ level: 'error' }, { write: (l: string) => void logged.push(JSON.parse(l) as Record<string, unknown>) }) });
+    const server = await serveSparql(broken, {
+      logger: pino({ level: 'error' }, { write: (l: string) => void logged.push(JSON.parse(l) as Record<string, unknown>) }),
+    });
     const res = await fetch(`${server.url}?query=SELECT%20*%20%7B%7D`);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain('secret');
@@ -199,12 +228,16 @@ describe('SPARQL server compare-and-set', () => {
     for (let i = 0; i < 10; i++) {
       const operationIri = mintOperationIri(plant.OpenDoorOperation);
       await createOperation(a, { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri });
-      const results = await Promise.allSettled([a, b].map((ogm) => setOperationStatus(ogm, { operationIri, status: OperationStatus.RUNNING })));
+      const results = await Promise.allSettled(
+        [a, b].map((ogm) => setOperationStatus(ogm, { operationIri, status: OperationStatus.RUNNING })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(lost.reason).toBeInstanceOf(TransitionConflictError);
     }
-    const running = await client.select(`SELECT (COUNT(?op) AS ?n) WHERE { GRAPH ?g { ?op <${cfc.implementsCapability}> <${capabilityIri}> ; <${svc.operationStatus}> "running" } }`);
+    const running = await client.select(
+      `SELECT (COUNT(?op) AS ?n) WHERE { GRAPH ?g { ?op <${cfc.implementsCapability}> <${capabilityIri}> ; <${svc.operationStatus}> "running" } }`,
+    );
     expect(Number(running[0]?.['n']?.value)).toBe(10);
     await other.close();
     await stop();
@@ -230,7 +263,9 @@ describe('SPARQL server deployment', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toContain('Basic');
     expect(await anonymous.text()).toContain('needs the store token');
-    const error = await openRemoteStore({ queryUrl: server.url, user: 'x', password: 'wrong password' }).ask('ASK {}').catch((e: unknown) => e);
+    const error = await openRemoteStore({ queryUrl: server.url, user: 'x', password: 'wrong password' })
+      .ask('ASK {}')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).httpStatus).toBe(401);
     expect(await openRemoteStore({ queryUrl: server.url, user: 'sidecar', password: token }).ask('ASK {}')).toBe(true);
@@ -242,7 +277,11 @@ describe('SPARQL server deployment', () => {
   it('should listen on a Unix socket, replacing a stale one and removing it on close', async () => {
     const socketPath = join(tempDir(), 'store.sock');
     // A process killed while listening leaves its socket file behind.
-    const holder = spawn(process.execPath, ['-e', 'require("net").createServer().listen(process.argv[1], () => console.log("up"))', socketPath]);
+    const holder = spawn(process.execPath, [
+      '-e',
+      'require("net").createServer().listen(process.argv[1], () => console.log("up"))',
+      socketPath,
+    ]);
     await new Promise((resolve) => holder.stdout.once('data', resolve));
     holder.kill('SIGKILL');
     await new Promise((resolve) => holder.once('exit', resolve));

@@ -19,7 +19,9 @@ describe('the literal serializer', () => {
 
   it('should refuse rdf:langString without a language tag', () => {
     expect(() => sparqlLiteral({ value: 'x', datatype: w3.langString })).toThrow(ValueError);
-    expect(() => sparqlLiteral({ value: 'x', datatype: w3.langString, language: '' })).toThrow('has datatype rdf:langString but no language tag');
+    expect(() => sparqlLiteral({ value: 'x', datatype: w3.langString, language: '' })).toThrow(
+      'has datatype rdf:langString but no language tag',
+    );
     expect(sparqlLiteral(langLiteral('x', 'en'))).toBe('"x"@en');
   });
 });

@@ -26,7 +26,10 @@ async function newestMtime(dir: string): Promise<number> {
 }
 
 async function isFresh(): Promise<boolean> {
-  const built = await stat(MAIN).then((s) => s.mtimeMs, () => 0);
+  const built = await stat(MAIN).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   return built > 0 && built >= (await newestMtime(join(ROOT, 'src')));
 }
 
@@ -35,7 +38,12 @@ async function lock(): Promise<boolean> {
     await mkdir(LOCK);
     return true;
   } catch {
-    const age = Date.now() - (await stat(LOCK).then((s) => s.mtimeMs, () => Date.now()));
+    const age =
+      Date.now() -
+      (await stat(LOCK).then(
+        (s) => s.mtimeMs,
+        () => Date.now(),
+      ));
     if (age > STALE_LOCK_MS) await rm(LOCK, { recursive: true, force: true });
     return false;
   }

@@ -22,7 +22,11 @@ export interface StoreSuite {
  * `graph` and empties the graphs before each test and at the end. `ontology` is a test-only
  * ontology module loaded for the suite (and removed at the end).
  */
-export function storeSuite(kind: StoreKind, graph: string, options: { extraGraphs?: readonly string[]; ontology?: { graph: string; turtle: string } } = {}): StoreSuite {
+export function storeSuite(
+  kind: StoreKind,
+  graph: string,
+  options: { extraGraphs?: readonly string[]; ontology?: { graph: string; turtle: string } } = {},
+): StoreSuite {
   const extraGraphs = options.extraGraphs ?? [];
   const suite: StoreSuite = {
     kind,
@@ -49,7 +53,8 @@ export function storeSuite(kind: StoreKind, graph: string, options: { extraGraph
   };
   beforeAll(async () => {
     suite.store = await openTestStore(kind);
-    if (suite.store && options.ontology) await suite.store.load(options.ontology.turtle, { graph: options.ontology.graph, format: 'text/turtle' });
+    if (suite.store && options.ontology)
+      await suite.store.load(options.ontology.turtle, { graph: options.ontology.graph, format: 'text/turtle' });
     if (suite.store) suite.ogm = new OGM({ store: suite.store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
   });
   afterAll(async () => {

@@ -68,7 +68,11 @@ export class Proc {
     args: readonly string[],
     options: SpawnOptions = {},
   ) {
-    this.child = spawn(process.execPath, [script, ...args], { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [script, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: cleanEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     live.add(this.child);
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => (this.stdout += d));
     this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
@@ -134,7 +138,11 @@ export class Proc {
 
   /** The first stdout line, once written. */
   firstLine(timeoutMs?: number): Promise<string> {
-    return this.waitFor(() => (this.stdout.includes('\n') ? this.stdout.slice(0, this.stdout.indexOf('\n')) : undefined), 'first stdout line', timeoutMs);
+    return this.waitFor(
+      () => (this.stdout.includes('\n') ? this.stdout.slice(0, this.stdout.indexOf('\n')) : undefined),
+      'first stdout line',
+      timeoutMs,
+    );
   }
 
   /** Sends `signal` (when still running) and resolves with how it exited; SIGKILL after `graceMs`. */

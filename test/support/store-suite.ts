@@ -179,9 +179,7 @@ export function describeTripleStore(name: string, open: () => Promise<TripleStor
       inGraph(async (g) => {
         await store.update(insertData(g, 'urn:test:s:op', literal('queued')));
         const tokens = Array.from({ length: 20 }, (_, i) => `caller-${i}`);
-        const results = await Promise.all(
-          tokens.map((token) => store.conditionalUpdate(...casQueuedToRunning(g, 'urn:test:s:op', token))),
-        );
+        const results = await Promise.all(tokens.map((token) => store.conditionalUpdate(...casQueuedToRunning(g, 'urn:test:s:op', token))));
         expect(results.filter(Boolean)).toHaveLength(1);
         expect(await valueOf(store, g, 'urn:test:s:op')).toEqual([literal('running')]);
         const winners = await store.select(`SELECT ?t WHERE { GRAPH ${sparqlIri(g)} { <urn:test:s:op> ${sparqlIri(P_TOKEN)} ?t } }`);
@@ -214,7 +212,10 @@ export function describeTripleStore(name: string, open: () => Promise<TripleStor
       inGraph(async (g) => {
         await store.update(insertData(g, 'urn:test:s:1', literal('kept')));
         const broken = `INSERT DATA { GRAPH ${sparqlIri(g)} { <urn:test:s:1> ${sparqlIri(P)} "x" `;
-        const error = await store.update(broken).then(() => undefined, (e: unknown) => e);
+        const error = await store.update(broken).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(StoreError);
         expect((error as StoreError).code).toBe('SM_STORE');
         expect(await valueOf(store, g, 'urn:test:s:1')).toEqual([literal('kept')]);

@@ -19,7 +19,14 @@ export async function buildCli(): Promise<boolean> {
 
 /** The environment a spawned CLI gets: this one without the settings the tests pass explicitly. */
 function cleanEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { SM_STORE: _store, LOG_LEVEL: _level, SM_STORE_TOKEN_FILE: _token, SPARQL_USER: _user, SPARQL_PASSWORD: _password, ...inherited } = process.env;
+  const {
+    SM_STORE: _store,
+    LOG_LEVEL: _level,
+    SM_STORE_TOKEN_FILE: _token,
+    SPARQL_USER: _user,
+    SPARQL_PASSWORD: _password,
+    ...inherited
+  } = process.env;
   return { ...inherited, ...env };
 }
 

@@ -24,15 +24,22 @@ export const FAULTS_TTL = fileURLToPath(new URL('../fixtures/bridge-faults.ttl',
 export type CellStoreKind = 'served' | 'virtuoso';
 
 /** Whether a suite on `kind` can run here (Virtuoso needs SPARQL_ENDPOINT), and its `it` that says so when it cannot. */
-export function cellSuite(kind: CellStoreKind): { enabled: boolean; onStore(name: string, fn: () => Promise<void>, timeout: number): void } {
+export function cellSuite(kind: CellStoreKind): {
+  enabled: boolean;
+  onStore(name: string, fn: () => Promise<void>, timeout: number): void;
+} {
   const enabled = kind === 'served' || Boolean(process.env.SPARQL_ENDPOINT);
   return {
     enabled,
     onStore(name, fn, timeout) {
-      it(name, async () => {
-        if (!enabled) return console.warn(`SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): ${name}`);
-        await fn();
-      }, timeout);
+      it(
+        name,
+        async () => {
+          if (!enabled) return console.warn(`SKIPPED (set SPARQL_ENDPOINT to run on Virtuoso): ${name}`);
+          await fn();
+        },
+        timeout,
+      );
     },
   };
 }
@@ -72,7 +79,16 @@ export async function servedStore(group: ProcessGroup, serveArgs: readonly strin
   const served = await startStore(group, serveArgs);
   await loadOntology(served.url, [PLANT_TTL, FAULTS_TTL]);
   const { client, ogm } = clientFor(served.url, DEFAULT_DATA_GRAPH);
-  return { kind: 'served', url: served.url, graph: DEFAULT_DATA_GRAPH, flags: ['--store', served.url], served, client, ogm, close: () => client.close() };
+  return {
+    kind: 'served',
+    url: served.url,
+    graph: DEFAULT_DATA_GRAPH,
+    flags: ['--store', served.url],
+    served,
+    client,
+    ogm,
+    close: () => client.close(),
+  };
 }
 
 /** The Virtuoso at `endpoint`, provisioned with `ontology load`, with a fresh named graph for this test. */
@@ -116,7 +132,19 @@ export interface ResourceOptions {
 function sidecarArgs(config: string, store: CellStore, dir: string, name: string, options: ResourceOptions): string[] {
   const graph = store.kind === 'virtuoso' ? ['--graph', store.graph] : [];
   const local = ['--local-api-socket', join(dir, `${name}-local.sock`)];
-  return ['--config', config, '--store', store.url, ...graph, '--port', String(options.port ?? 0), '--heartbeat-interval', '1', ...local, ...(options.args ?? [])];
+  return [
+    '--config',
+    config,
+    '--store',
+    store.url,
+    ...graph,
+    '--port',
+    String(options.port ?? 0),
+    '--heartbeat-interval',
+    '1',
+    ...local,
+    ...(options.args ?? []),
+  ];
 }
 
 function sidecarSpawn(dir: string, name: string, options: ResourceOptions): SpawnOptions {
@@ -132,7 +160,12 @@ export async function startDoor1(group: ProcessGroup, dir: string, store: CellSt
 }
 
 /** robot1: the robot bridge on loopback TCP and a sidecar from config/robot1.yaml. */
-export async function startRobot1(group: ProcessGroup, dir: string, store: CellStore, options: ResourceOptions = {}): Promise<CellResource> {
+export async function startRobot1(
+  group: ProcessGroup,
+  dir: string,
+  store: CellStore,
+  options: ResourceOptions = {},
+): Promise<CellResource> {
   await mkdir(dir, { recursive: true });
   const bridge = options.bridge ?? (await startBridge(group, 'robot1-bridge', { kind: 'robot', port: 0 }));
   const args = [...sidecarArgs(ROBOT1_CONFIG, store, dir, 'robot1', options), '--device-url', bridge.url!];

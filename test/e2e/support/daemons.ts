@@ -93,7 +93,12 @@ export interface SidecarProc {
  * Spawns `semantic-sidecar start ...args` and waits for its one-line JSON ready message.
  * @example const door = await startSidecar(group, 'door1', ['--config', 'config/door1.yaml', '--store', url, '--port', '0']);
  */
-export async function startSidecar(group: ProcessGroup, name: string, args: readonly string[], options?: SpawnOptions): Promise<SidecarProc> {
+export async function startSidecar(
+  group: ProcessGroup,
+  name: string,
+  args: readonly string[],
+  options?: SpawnOptions,
+): Promise<SidecarProc> {
   const proc = group.cli(name, ['start', ...args], options);
   const ready = JSON.parse(await proc.firstLine(30_000)) as { service: string; address: string; localApi?: string };
   return {
@@ -109,7 +114,11 @@ export async function startSidecar(group: ProcessGroup, name: string, args: read
  * Spawns `semantic-sidecar watchdog ...args` (port 0) and waits for its ready line.
  * @example await startWatchdog(group, ['--store', url, '--staleness-threshold', '3', '--sweep-interval', '1']);
  */
-export async function startWatchdog(group: ProcessGroup, args: readonly string[], options?: SpawnOptions): Promise<{ proc: Proc; address: string }> {
+export async function startWatchdog(
+  group: ProcessGroup,
+  args: readonly string[],
+  options?: SpawnOptions,
+): Promise<{ proc: Proc; address: string }> {
   const proc = group.cli('watchdog', ['watchdog', ...args, '--port', '0'], options);
   const ready = JSON.parse(await proc.firstLine(30_000)) as { address: string };
   return { proc, address: ready.address };

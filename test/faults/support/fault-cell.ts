@@ -11,7 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { createLogger } from '../../../src/lib/logger.js';
-import { readOperation, type OperationSnapshot } from '../../../src/middleware/operation-watch.js';
+import { readOperation, type OperationSnapshot } from '../../../src/middleware/operations/operation-watch.js';
 import { SemanticMiddleware } from '../../../src/middleware/semantic-middleware.js';
 import { OGM } from '../../../src/ogm/index.js';
 import { ONTOLOGY_GRAPHS, svc } from '../../../src/vocab/index.js';
@@ -48,14 +48,23 @@ export function prng(seedValue: number): { next(): number; int(min: number, max:
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (min, max) => min + Math.floor(next() * (max - min + 1)), pick: (items) => items[Math.floor(next() * items.length)]! };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    pick: (items) => items[Math.floor(next() * items.length)]!,
+  };
 }
 
 /** Whether a suite on `kind` can run here, and its `it` that says so when it cannot. */
 export const faultSuite = cellSuite;
 
 /** Ends a suite's processes, then what `closers` close (proxies, recorders), the cell's store client and the temp dir. */
-export async function closeFaultCell(group: ProcessGroup, cell: CellStore | undefined, dir: string | undefined, ...closers: (() => Promise<unknown> | undefined)[]): Promise<void> {
+export async function closeFaultCell(
+  group: ProcessGroup,
+  cell: CellStore | undefined,
+  dir: string | undefined,
+  ...closers: (() => Promise<unknown> | undefined)[]
+): Promise<void> {
   await group.cleanup();
   await Promise.all(closers.map((close) => close()));
   await cell?.close();
@@ -82,7 +91,13 @@ export function inProcessCaller(store: CellStore): SemanticMiddleware {
 }
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; rejects after `timeoutMs` with `what` and `detail()`. */
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs: number, detail: () => string = () => '', everyMs = 100): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs: number,
+  detail: () => string = () => '',
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -93,7 +108,13 @@ export async function until<T>(probe: () => Promise<T | undefined>, what: string
 }
 
 /** The Operation's snapshot once `done(snapshot)` holds. */
-export function operationWhen(store: CellStore, operation: string, done: (s: OperationSnapshot | null) => boolean, timeoutMs: number, detail?: () => string): Promise<OperationSnapshot | null> {
+export function operationWhen(
+  store: CellStore,
+  operation: string,
+  done: (s: OperationSnapshot | null) => boolean,
+  timeoutMs: number,
+  detail?: () => string,
+): Promise<OperationSnapshot | null> {
   return until(
     async () => {
       const snapshot = await readOperation(store.ogm, operation);

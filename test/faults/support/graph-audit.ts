@@ -71,7 +71,9 @@ function oneServicePerResourceAndAddress(index: GraphIndex): string[] {
       seen.set(key, [...(seen.get(key) ?? []), service]);
     }
   }
-  return [...seen].filter(([, services]) => services.length > 1).map(([key, services]) => `${services.length} reachable Services for ${key}: ${services.join(', ')}`);
+  return [...seen]
+    .filter(([, services]) => services.length > 1)
+    .map(([key, services]) => `${services.length} reachable Services for ${key}: ${services.join(', ')}`);
 }
 
 /** Each Workflow / StateProperty: minted from its Service, realized by exactly one Capability, which its resource has. */
@@ -90,7 +92,10 @@ function partsAndCapabilities(index: GraphIndex): string[] {
         const resources = values(index, service, svc.isServiceOf);
         for (const capability of capabilities) {
           const owners = subjectsWith(index, cfc.hasCapability).filter((r) => values(index, r, cfc.hasCapability).includes(capability));
-          if (owners.length !== 1 || !resources.includes(owners[0]!)) out.push(`Capability <${capability}> of <${part}> is had by ${JSON.stringify(owners)}, expected its resource ${JSON.stringify(resources)}`);
+          if (owners.length !== 1 || !resources.includes(owners[0]!))
+            out.push(
+              `Capability <${capability}> of <${part}> is had by ${JSON.stringify(owners)}, expected its resource ${JSON.stringify(resources)}`,
+            );
         }
       }
     }
@@ -107,7 +112,8 @@ function operations(index: GraphIndex): string[] {
   // An Operation half-removed: data or provenance without a status (a revert that raced a claim).
   for (const [subject, props] of index) {
     if (props.has(svc.operationStatus)) continue;
-    if (props.has(cfc.implementsCapability) || props.has(svc.executedByWorkflow) || props.has(svc.executionTimestamp)) out.push(`<${subject}> has Operation triples but no status: ${JSON.stringify([...props.keys()])}`);
+    if (props.has(cfc.implementsCapability) || props.has(svc.executedByWorkflow) || props.has(svc.executionTimestamp))
+      out.push(`<${subject}> has Operation triples but no status: ${JSON.stringify([...props.keys()])}`);
   }
   return out;
 }

@@ -34,11 +34,22 @@ export function expectation(value: unknown): Pick<HostileCase, 'value' | 'mentio
  * `optional` arguments are not given null or "" (both mean "not given").
  * @example iriCases('resourceIri', (bad) => () => registerService(ogm, { ...ok, resourceIri: bad }))
  */
-export function iriCases(name: string, make: (bad: unknown) => () => unknown, classes?: HostileCase['classes'], optional = false): fc.Arbitrary<HostileCase> {
+export function iriCases(
+  name: string,
+  make: (bad: unknown) => () => unknown,
+  classes?: HostileCase['classes'],
+  optional = false,
+): fc.Arbitrary<HostileCase> {
   // For an optional argument, null means "not given" and is not hostile. Symbols are left out:
   // used as a property key they are invisible to Object.entries, so nothing is wrong there.
   const bads = badIriInput.filter((v) => typeof v !== 'symbol' && (!optional || (v != null && v !== '')));
-  return bads.map((bad) => ({ name: `${name} = ${preview(bad)}`, run: make(bad), value: bad, mentions: [name], ...(classes && { classes }) }));
+  return bads.map((bad) => ({
+    name: `${name} = ${preview(bad)}`,
+    run: make(bad),
+    value: bad,
+    mentions: [name],
+    ...(classes && { classes }),
+  }));
 }
 
 /** Bad values for a literal: lone surrogates, too long, wrong JS types and shapes. */
@@ -61,7 +72,11 @@ export function hostileProperty(cases: fc.Arbitrary<HostileCase>, guard: GraphGu
   return fc.asyncProperty(cases, async (c) => {
     const error = await caught(c.run);
     try {
-      expectTyped(error, { ...(c.classes && { classes: c.classes }), ...('value' in c && { value: c.value }), ...(c.mentions && { mentions: c.mentions }) });
+      expectTyped(error, {
+        ...(c.classes && { classes: c.classes }),
+        ...('value' in c && { value: c.value }),
+        ...(c.mentions && { mentions: c.mentions }),
+      });
     } catch (e) {
       throw new Error(`case ${c.name}: ${(e as Error).message}`);
     }
@@ -76,5 +91,7 @@ export function keyCases(name: string, make: (key: string) => () => unknown): fc
 
 /** Cases with a bad address (refused even after trimming, as normalization trims). */
 export function addressCases(name: string, make: (bad: unknown) => () => unknown): fc.Arbitrary<HostileCase> {
-  return badIriInput.filter((v) => typeof v !== 'symbol' && !isHttpAddress(v)).map((bad) => ({ name: `${name} = ${preview(bad)}`, run: make(bad), value: bad, mentions: [name] }));
+  return badIriInput
+    .filter((v) => typeof v !== 'symbol' && !isHttpAddress(v))
+    .map((bad) => ({ name: `${name} = ${preview(bad)}`, run: make(bad), value: bad, mentions: [name] }));
 }

@@ -41,7 +41,10 @@ export function graphGuard(store: () => TripleStore, kind: StoreKind, graphs: re
     snapshot,
     async reset() {
       // Loading the same triples again changes nothing, so every reset may (re)load the canary.
-      await store().load(`<urn:fuzz:canary> <urn:fuzz:holds> "intact" .\n<urn:fuzz:canary> <urn:fuzz:id> <${canary}> .\n`, { graph: canary, format: 'text/turtle' });
+      await store().load(`<urn:fuzz:canary> <urn:fuzz:holds> "intact" .\n<urn:fuzz:canary> <urn:fuzz:id> <${canary}> .\n`, {
+        graph: canary,
+        format: 'text/turtle',
+      });
       before = await snapshot();
       expect(before).toContain('"intact"');
     },
@@ -51,7 +54,9 @@ export function graphGuard(store: () => TripleStore, kind: StoreKind, graphs: re
       const [was, is] = [new Set(before.split('\n')), new Set(after.split('\n'))];
       const gone = [...was].filter((l) => !is.has(l));
       const added = [...is].filter((l) => !was.has(l));
-      throw new Error(`the graph changed after ${what}\n--- removed\n${gone.join('\n').slice(0, 3000)}\n--- added\n${added.join('\n').slice(0, 3000)}`);
+      throw new Error(
+        `the graph changed after ${what}\n--- removed\n${gone.join('\n').slice(0, 3000)}\n--- added\n${added.join('\n').slice(0, 3000)}`,
+      );
     },
   };
 }

@@ -14,19 +14,90 @@ export const EVIL_GRAPH = 'urn:fuzz:evil';
 
 /** Pieces of text that end a term, start another operation, or confuse a parser or a log line. */
 export const BREAKOUTS: readonly string[] = [
-  '"', "'", '>', '<', '}', '{', '\n', '\r', '\u0000', '\\u003E', '\\u0022', '\\U0000003E', '\\', '#', ' ',
-  ' ; DROP ALL', ' ; DROP ALL ; ', '; CLEAR GRAPH <urn:fuzz:canary>',
+  '"',
+  "'",
+  '>',
+  '<',
+  '}',
+  '{',
+  '\n',
+  '\r',
+  '\u0000',
+  '\\u003E',
+  '\\u0022',
+  '\\U0000003E',
+  '\\',
+  '#',
+  ' ',
+  ' ; DROP ALL',
+  ' ; DROP ALL ; ',
+  '; CLEAR GRAPH <urn:fuzz:canary>',
   `INSERT DATA { GRAPH <${EVIL_GRAPH}> { <urn:fuzz:a> <urn:fuzz:b> <urn:fuzz:c> } }`,
   `> } } ; INSERT DATA { GRAPH <${EVIL_GRAPH}> { <urn:fuzz:a> <urn:fuzz:b> "x" } } #`,
   `" } } ; DROP ALL ; INSERT DATA { GRAPH <${EVIL_GRAPH}> { <urn:fuzz:a> <urn:fuzz:b> "`,
-  '"""', "'''", '^^<http://www.w3.org/2001/XMLSchema#integer>', '@en', '?s', '$o', '*/', '/*', '#\n',
-  'SERVICE <http://127.0.0.1:9/sparql>', '%3E', '%22', '%00', '%7D', '%0A', '%ZZ', '%', '%E0%A4%A',
-  '\uD800', '\uDFFF', '\u2028', '\u2029', '\u202E', '\u00A0', '\uFEFF', '\u0085', '\u007F', '\t', '`', '|', '^',
-  '\u{1F600}', 'é', '../', '..\\', '__proto__', 'constructor',
+  '"""',
+  "'''",
+  '^^<http://www.w3.org/2001/XMLSchema#integer>',
+  '@en',
+  '?s',
+  '$o',
+  '*/',
+  '/*',
+  '#\n',
+  'SERVICE <http://127.0.0.1:9/sparql>',
+  '%3E',
+  '%22',
+  '%00',
+  '%7D',
+  '%0A',
+  '%ZZ',
+  '%',
+  '%E0%A4%A',
+  '\uD800',
+  '\uDFFF',
+  '\u2028',
+  '\u2029',
+  '\u202E',
+  '\u00A0',
+  '\uFEFF',
+  '\u0085',
+  '\u007F',
+  '\t',
+  '`',
+  '|',
+  '^',
+  '\u{1F600}',
+  'é',
+  '../',
+  '..\\',
+  '__proto__',
+  'constructor',
 ];
 
 /** Characters an IRI may not hold: each makes a string invalid wherever it stands. */
-export const FORBIDDEN_IN_IRI: readonly string[] = ['>', '<', '"', '{', '}', '|', '^', '`', '\\', ' ', '\n', '\r', '\t', '\u0000', '\u007F', '\u0085', '\u00A0', '\u2028', '\uFEFF', '\uD800', '\uDC00'];
+export const FORBIDDEN_IN_IRI: readonly string[] = [
+  '>',
+  '<',
+  '"',
+  '{',
+  '}',
+  '|',
+  '^',
+  '`',
+  '\\',
+  ' ',
+  '\n',
+  '\r',
+  '\t',
+  '\u0000',
+  '\u007F',
+  '\u0085',
+  '\u00A0',
+  '\u2028',
+  '\uFEFF',
+  '\uD800',
+  '\uDC00',
+];
 
 /** Text built from breakouts, random code points (lone surrogates included) and ASCII. */
 export const hostileText: fc.Arbitrary<string> = fc
@@ -45,9 +116,33 @@ const IRI_PREFIXES = ['urn:fuzz:', 'https://example.org/plant#', 'http://127.0.0
 /** Strings that are not acceptable IRIs: a forbidden character, no scheme, empty, or too long. */
 export const badIri: fc.Arbitrary<string> = fc
   .oneof(
-    { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...IRI_PREFIXES), fc.option(hostileText, { nil: '' }), fc.constantFrom(...FORBIDDEN_IN_IRI), fc.option(hostileText, { nil: '' })).map((p) => p.join('')) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(...IRI_PREFIXES),
+          fc.option(hostileText, { nil: '' }),
+          fc.constantFrom(...FORBIDDEN_IN_IRI),
+          fc.option(hostileText, { nil: '' }),
+        )
+        .map((p) => p.join('')),
+    },
     { weight: 2, arbitrary: hostileText },
-    { weight: 1, arbitrary: fc.constantFrom('', ' ', 'door1', '//example.org/x', ':x', '1urn:x', `urn:x:${'a'.repeat(LIMITS.maxIriLength)}`, 'urn:x:\uD800', '<urn:x>', 'urn:x> ; DROP ALL ; <urn:y') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        'door1',
+        '//example.org/x',
+        ':x',
+        '1urn:x',
+        `urn:x:${'a'.repeat(LIMITS.maxIriLength)}`,
+        'urn:x:\uD800',
+        '<urn:x>',
+        'urn:x> ; DROP ALL ; <urn:y',
+      ),
+    },
   )
   .filter((v) => !isIri(v));
 
@@ -68,7 +163,43 @@ export const notAString: fc.Arbitrary<unknown> = fc.oneof(
 export const badIriInput: fc.Arbitrary<unknown> = fc.oneof({ weight: 4, arbitrary: badIri }, { weight: 1, arbitrary: notAString });
 
 // Characters an IRI may hold that look like SPARQL or Turtle syntax, or like encodings of it.
-const ODD_BUT_VALID = ['%3E', '%22', '%7D', '%20', '%00', '#', "'", ';', '(', ')', ',', '*', '!', '$', '&', '=', '?', '@', '[', ']', '~', 'DROP', 'ALL', 'INSERT', 'DATA', 'é', '\u202E', '\u{1F600}', '.', '..', '/', ':', '+', '_', '-'];
+const ODD_BUT_VALID = [
+  '%3E',
+  '%22',
+  '%7D',
+  '%20',
+  '%00',
+  '#',
+  "'",
+  ';',
+  '(',
+  ')',
+  ',',
+  '*',
+  '!',
+  '$',
+  '&',
+  '=',
+  '?',
+  '@',
+  '[',
+  ']',
+  '~',
+  'DROP',
+  'ALL',
+  'INSERT',
+  'DATA',
+  'é',
+  '\u202E',
+  '\u{1F600}',
+  '.',
+  '..',
+  '/',
+  ':',
+  '+',
+  '_',
+  '-',
+];
 
 /** Valid IRIs that look like an attack: they must be stored and read back exactly. */
 export const oddIri: fc.Arbitrary<string> = fc
@@ -86,7 +217,12 @@ export const hostileLiteral: fc.Arbitrary<string> = hostileText.filter((s) => s.
 export function namesValue(message: string, value: unknown): boolean {
   if (message.includes(preview(value))) return true;
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return message.includes(String(value));
-  return typeof value === 'string' && value.length > 0 && value.length <= 300 && (message.includes(value) || message.includes(JSON.stringify(value)));
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= 300 &&
+    (message.includes(value) || message.includes(JSON.stringify(value)))
+  );
 }
 
 /** Resolves to what `fn` threw or rejected with, or to `undefined` when it succeeded. */
@@ -103,9 +239,14 @@ export async function caught(fn: () => unknown): Promise<unknown> {
  * Expects `error` to be one of the product's typed errors (optionally of one of `classes`) whose
  * message names `value` (when given) or contains each of `mentions`.
  */
-export function expectTyped(error: unknown, options: { value?: unknown; mentions?: readonly string[]; classes?: readonly (abstract new (...a: never[]) => Error)[] } = {}): void {
+export function expectTyped(
+  error: unknown,
+  options: { value?: unknown; mentions?: readonly string[]; classes?: readonly (abstract new (...a: never[]) => Error)[] } = {},
+): void {
   if (!(error instanceof SemanticMiddlewareError)) {
-    throw new Error(`expected a SemanticMiddlewareError, got ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error)}`);
+    throw new Error(
+      `expected a SemanticMiddlewareError, got ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error)}`,
+    );
   }
   if (options.classes && !options.classes.some((c) => error instanceof c)) {
     throw new Error(`expected one of ${options.classes.map((c) => c.name).join(', ')}, got ${error.name}: ${error.message}`);

@@ -24,7 +24,11 @@ export function rawRequest(target: RawTarget, request: Buffer | string, timeoutM
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no end of the answer within ${timeoutMs} ms; got ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 300))}`));
+      reject(
+        new Error(
+          `no end of the answer within ${timeoutMs} ms; got ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 300))}`,
+        ),
+      );
     }, timeoutMs);
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', () => undefined);

@@ -62,13 +62,19 @@ export class FuzzReport {
    * throws fast-check's report (counter-example, seed and path to replay it). `shrink: false`
    * reports the first failing case as it was.
    */
-  async check<Ts>(name: string, property: fc.IAsyncProperty<Ts> | fc.IProperty<Ts>, weight = 1, options: { shrink?: boolean } = {}): Promise<void> {
+  async check<Ts>(
+    name: string,
+    property: fc.IAsyncProperty<Ts> | fc.IProperty<Ts>,
+    weight = 1,
+    options: { shrink?: boolean } = {},
+  ): Promise<void> {
     // A property over a store stops at its first failure: once a case has changed the graph,
     // every shrunk case would fail too and hide the one that did it.
     const params = { ...fuzzParameters(fuzzRuns(weight)), ...(options.shrink === false && { endOnFailure: true }) };
     const details = await fc.check(property as fc.IAsyncProperty<Ts>, params as fc.Parameters<Ts>);
     this.count(name, details.numRuns);
-    if (details.failed) throw new Error((await fc.asyncDefaultReportMessage(details)) ?? `property ${name} failed`, { cause: details.errorInstance });
+    if (details.failed)
+      throw new Error((await fc.asyncDefaultReportMessage(details)) ?? `property ${name} failed`, { cause: details.errorInstance });
   }
 
   /** The report lines so far. */

@@ -27,7 +27,11 @@ const TEST_ONTOLOGY = [
 ].join('\n');
 
 export const OPEN = { capabilityClass: plant.DoorOpeningCapability, workflowClass: plant.OpenDoorWorkflow, name: 'open' } as const;
-export const DOOR_STATE = { capabilityClass: plant.DoorStateCapability, statePropertyClass: plant.DoorStateProperty, name: 'doorState' } as const;
+export const DOOR_STATE = {
+  capabilityClass: plant.DoorStateCapability,
+  statePropertyClass: plant.DoorStateProperty,
+  name: 'doorState',
+} as const;
 export const OPEN_REQUEST = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation } as const;
 
 export const silent: Logger = pino({ level: 'silent' });
@@ -159,7 +163,12 @@ export function middlewareSuite(kind: StoreKind, graph: string): MiddlewareSuite
   };
   suite.queuedOp = async ({ resource = plant.door1, data = {} } = {}) => {
     const operationIri = mintOperationIri(plant.OpenDoorOperation);
-    await createOperation(suite.newOgm(), { operationIri, operationClass: plant.OpenDoorOperation, capabilityIri: mintCapabilityIri(resource, 'open'), data });
+    await createOperation(suite.newOgm(), {
+      operationIri,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: mintCapabilityIri(resource, 'open'),
+      data,
+    });
     return operationIri;
   };
   return suite;

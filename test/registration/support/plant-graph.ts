@@ -32,8 +32,16 @@ export interface RegisteredService {
   graph?: string;
 }
 
-export const OPEN_DOOR: WorkflowSpec = { name: 'open', workflowClass: plant.OpenDoorWorkflow, capabilityClass: plant.DoorOpeningCapability };
-export const CLOSE_DOOR: WorkflowSpec = { name: 'close', workflowClass: plant.CloseDoorWorkflow, capabilityClass: plant.DoorClosingCapability };
+export const OPEN_DOOR: WorkflowSpec = {
+  name: 'open',
+  workflowClass: plant.OpenDoorWorkflow,
+  capabilityClass: plant.DoorOpeningCapability,
+};
+export const CLOSE_DOOR: WorkflowSpec = {
+  name: 'close',
+  workflowClass: plant.CloseDoorWorkflow,
+  capabilityClass: plant.DoorClosingCapability,
+};
 
 /** Registers a reachable Service with its Workflows and Capabilities; returns their IRIs. */
 export async function addService(ogm: OGM, spec: ServiceSpec): Promise<RegisteredService> {
@@ -43,7 +51,11 @@ export async function addService(ogm: OGM, spec: ServiceSpec): Promise<Registere
   await ogm.create({
     iri: serviceIri,
     type: spec.serviceClass ?? plant.ControllerService,
-    properties: { [svc.isServiceOf]: spec.resourceIri, [svc.address]: spec.address, ...(heartbeat ? { [svc.lastHeartbeat]: heartbeat } : {}) },
+    properties: {
+      [svc.isServiceOf]: spec.resourceIri,
+      [svc.address]: spec.address,
+      ...(heartbeat ? { [svc.lastHeartbeat]: heartbeat } : {}),
+    },
     graph,
   });
   const workflows: RegisteredService['workflows'] = [];
@@ -51,7 +63,12 @@ export async function addService(ogm: OGM, spec: ServiceSpec): Promise<Registere
     const workflowIri = mintWorkflowIri(serviceIri, w.name);
     const capabilityIri = mintCapabilityIri(spec.resourceIri, w.name);
     const endpoint = buildWorkflowEndpoint(spec.address, w.name);
-    await ogm.create({ iri: workflowIri, type: w.workflowClass, properties: { [svc.isWorkflowOf]: serviceIri, [svc.endpoint]: endpoint }, graph });
+    await ogm.create({
+      iri: workflowIri,
+      type: w.workflowClass,
+      properties: { [svc.isWorkflowOf]: serviceIri, [svc.endpoint]: endpoint },
+      graph,
+    });
     await ogm.create({ iri: capabilityIri, type: w.capabilityClass, properties: { [svc.realizedByWorkflow]: workflowIri }, graph });
     await ogm.db.append({ subject: spec.resourceIri, predicate: cfc.hasCapability, object: capabilityIri }, graph);
     workflows.push({ workflowIri, capabilityIri, endpoint });

@@ -1,0 +1,244 @@
+import {
+  OperationQueueEmpty,
+  OperationResolutionError,
+  StoreError,
+  TransitionConflictError,
+  UnavailableError,
+  ValueError,
+} from '../../errors.js';
+import type { Individual } from '../../ogm/ogm.js';
+import { markOperationFailed, recordTerminalStatus, setOperationStatus } from '../../registration/operation-status.js';
+import { LIMITS } from '../../limits.js';
+import { OperationStatus } from '../../vocab/status.js';
+import { SHUTDOWN_REASON } from '../constants.js';
+import type { MiddlewareContext } from '../runtime/context.js';
+import { failureSnapshot } from './failure-state.js';
+import { backoffMs, sleep } from '../runtime/loops.js';
+import { errorText, operationData, resultText, type DataValue } from './operation-data.js';
+import { readOperation } from './operation-watch.js';
+import type { ClassScope } from '../options.js';
+import { resolveEntry } from './trigger.js';
+import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
+
+/**
+ * `claimNext`: the receiver side of an Operation's lifecycle. Pops the instance's FIFO queue,
+ * moves the Operation to `running` (compare-and-set), re-fetches it under the fetch scope, runs
+ * the body, and records `done` with provenance or `failed` with the error and a failure
+ * snapshot. A lifecycle is create + claim + terminal write; the Workflow is known from the
+ * queue entry, so no extra resolution query is made. A store outage after the body ran delays
+ * the terminal write (retried until the store answers, or stop() gives up), never drops it.
+ */
+
+/** What the body of `claimNext` receives. */
+export interface Claimed {
+  readonly operationIri: string;
+  /** The Operation as `ogm.fetch` read it, with the chains of the fetch scope followed. */
+  readonly operation: Individual;
+  /** The Operation's data fields as plain values (`svc:` fields by local name, others by IRI). */
+  readonly data: Readonly<Record<string, DataValue | DataValue[]>>;
+  /** The Workflow of this Service that runs it (written as `svc:executedByWorkflow`). */
+  readonly workflowIri: string;
+  /** Its registered name. */
+  readonly workflowName: string;
+  /** Aborted when `stop()` gives up waiting for this Operation (it was then failed). */
+  readonly signal: AbortSignal;
+  /** The result to store as `svc:executionResult`; when left undefined, the body's return value is used. */
+  result: unknown;
+}
+
+/** The body of `claimNext`. */
+export type ClaimBody = (claimed: Claimed) => unknown;
+
+interface Taken {
+  entry: Required<QueueEntry>;
+  flight: InFlight;
+  finish: () => void;
+}
+
+/**
+ * The reason written when a claim's answer was lost and the Operation was found `running`
+ * afterwards: the claim may have been this instance's, so the Operation is failed, never run
+ * (nor run twice); a planner decides on re-dispatch.
+ */
+export const CLAIM_UNKNOWN_REASON = 'claim outcome unknown: the store failed while the operation was being claimed; not run';
+
+/**
+ * Pops entries until one is moved to `running`. An entry that lost (no longer queued) or cannot
+ * be resolved is dropped with a log line and the next one is tried; a StoreError puts the entry
+ * back at the head and is rethrown. A claim whose answer was lost may have applied: if its retry
+ * finds the Operation `running`, the Operation is failed with {@link CLAIM_UNKNOWN_REASON}
+ * instead of staying `running` with nobody to finish it.
+ */
+async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> {
+  for (;;) {
+    const taken = ctx.queue.take();
+    if (!taken) throw new OperationQueueEmpty(`no queued Operation in this instance's queue (Service <${serviceIri}>)`);
+    const { entry, flight, finish } = taken;
+    let resolved: Required<QueueEntry> | undefined;
+    try {
+      resolved =
+        entry.workflowIri && entry.workflowName
+          ? (entry as Required<QueueEntry>)
+          : ((await resolveEntry(ctx, entry.operationIri, serviceIri)) as Required<QueueEntry>);
+      await setOperationStatus(ctx.ogm, { operationIri: entry.operationIri, status: OperationStatus.RUNNING, ...ctx.graph });
+      flight.running = true;
+      if (flight.abort.signal.aborted) await giveUp(ctx, entry.operationIri);
+      return { entry: resolved, flight, finish };
+    } catch (error) {
+      finish();
+      if (error instanceof StoreError) {
+        ctx.queue.unshift(resolved ? { ...resolved, claimSent: true } : entry);
+        throw error;
+      }
+      if (error instanceof UnavailableError) throw error;
+      if (entry.claimSent && error instanceof TransitionConflictError) await failUnknownClaim(ctx, entry.operationIri);
+      const level = error instanceof TransitionConflictError || error instanceof OperationResolutionError ? 'info' : 'error';
+      ctx.logger[level]({ operation: entry.operationIri, err: error }, 'queue entry dropped: it cannot be claimed');
+    }
+  }
+}
+
+/** Fails an Operation whose lost claim may have applied, if it is `running` (a finished one stays as it is). */
+async function failUnknownClaim(ctx: MiddlewareContext, operationIri: string): Promise<void> {
+  const found = await readOperation(ctx.ogm, operationIri, ctx.graph).catch(() => null);
+  if (found?.status !== OperationStatus.RUNNING) return;
+  try {
+    await markOperationFailed(ctx.ogm, operationIri, CLAIM_UNKNOWN_REASON, ctx.graph);
+    ctx.logger.warn({ operation: operationIri }, 'operation failed: its claim may have applied although the store did not answer; not run');
+    ctx.record('failed', { operation: operationIri, reason: CLAIM_UNKNOWN_REASON });
+  } catch (error) {
+    ctx.logger.warn({ operation: operationIri, err: error }, 'an Operation whose claim may have applied could not be failed');
+  }
+}
+
+/** A claim that won its compare-and-set after stop() gave up on it: fail it and stop there. */
+async function giveUp(ctx: MiddlewareContext, operationIri: string): Promise<never> {
+  await markOperationFailed(ctx.ogm, operationIri, SHUTDOWN_REASON, ctx.graph).catch((e: unknown) =>
+    ctx.logger.warn({ operation: operationIri, err: e }, 'could not fail an Operation claimed during shutdown'),
+  );
+  throw new UnavailableError(`claimNext: the middleware stopped while Operation <${operationIri}> was being claimed; it was failed`);
+}
+
+/**
+ * Claims the next queued Operation and runs `body` on it; see {@link Claimed}. Returns the
+ * result recorded (`claimed.result`, else the body's return value).
+ * @throws OperationQueueEmpty when nothing claimable is queued.
+ * @throws the body's error, after recording `failed` with the error message and a failure snapshot.
+ * @throws TransitionConflictError when the terminal write lost its compare-and-set (the
+ *   Operation was failed meanwhile, by a sweep or by a shutdown that gave up waiting).
+ * @throws StoreError when the store fails during the claim (the entry stays at the head).
+ */
+export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?: ClassScope | null): Promise<unknown> {
+  const resourceIri = ctx.resource('claimNext');
+  if (typeof body !== 'function') throw new ValueError(`claimNext needs a body function, got ${typeof body}`);
+  ctx.requireStarted('claimNext');
+  const { serviceIri } = ctx.service('claimNext');
+  const taken = await take(ctx, serviceIri);
+  try {
+    return await run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri);
+  } finally {
+    taken.finish();
+  }
+}
+
+async function run(
+  ctx: MiddlewareContext,
+  taken: Taken,
+  body: ClaimBody,
+  scope: ClassScope | undefined,
+  resourceIri: string,
+): Promise<unknown> {
+  const { entry, flight } = taken;
+  const log = ctx.logger.child({ operation: entry.operationIri, workflow: entry.workflowName });
+  ctx.record('claim', { operation: entry.operationIri, workflow: entry.workflowIri });
+  let result: string | undefined;
+  let claimed: Claimed | undefined;
+  try {
+    const operation = await ctx.ogm.fetch(entry.operationIri, { graph: ctx.graphIri, follow: scope?.follow ?? [] });
+    if (!operation) throw new OperationResolutionError(`Operation <${entry.operationIri}> vanished from the graph after it was claimed`);
+    claimed = { ...entry, operation, data: operationData(operation), signal: flight.abort.signal, result: undefined };
+    const returned: unknown = await body(claimed);
+    if (claimed.result === undefined) claimed.result = returned;
+    result = resultText(claimed.result);
+  } catch (error) {
+    log.warn({ err: error }, 'operation failed');
+    await recordFailure(ctx, taken, error, resourceIri);
+    throw error;
+  }
+  await terminal(ctx, entry, flight, { status: OperationStatus.DONE, result: result ?? null });
+  log.info('operation done');
+  ctx.record('done', { operation: entry.operationIri, workflow: entry.workflowIri });
+  return claimed.result;
+}
+
+/** Records `failed` with the error message and the snapshot; a failure to record is logged, never thrown over the body's error. */
+async function recordFailure(ctx: MiddlewareContext, { entry, flight }: Taken, error: unknown, resourceIri: string): Promise<void> {
+  try {
+    const failureState = await failureSnapshot(ctx.ogm, resourceIri, ctx.registry.states.values(), ctx.logger);
+    const failed = {
+      operationIri: entry.operationIri,
+      workflowIri: entry.workflowIri,
+      status: OperationStatus.FAILED,
+      result: errorText(error),
+      failureState,
+      ...ctx.graph,
+    };
+    await persistTerminal(ctx, flight, failed.status, () => recordTerminalStatus(ctx.ogm, failed));
+    ctx.record('failed', { operation: entry.operationIri, workflow: entry.workflowIri, error: errorText(error) });
+  } catch (recordError) {
+    ctx.logger.warn({ operation: entry.operationIri, err: recordError }, 'the failure could not be recorded');
+  }
+}
+
+/**
+ * Runs a terminal write until it applies: the device has run the Operation, so a store outage
+ * must delay its outcome, not drop it (that would leave it `running` until a restart fails it
+ * as orphaned). A StoreError is retried with the loops' backoff until stop() gives up on the
+ * flight. An attempt whose answer was lost may have applied: a conflict after a failed attempt
+ * that finds the status already written counts as applied.
+ */
+async function persistTerminal(
+  ctx: MiddlewareContext,
+  flight: InFlight,
+  status: OperationStatus,
+  write: () => Promise<void>,
+): Promise<void> {
+  const operation = flight.operationIri;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (attempt > 1 && error instanceof TransitionConflictError) {
+        const found = await readOperation(ctx.ogm, operation, ctx.graph).catch(() => null);
+        if (found?.status === status) return;
+      }
+      if (!(error instanceof StoreError) || flight.abort.signal.aborted) throw error;
+      const retryMs = backoffMs(attempt, LIMITS.loopBackoffMaxMs);
+      ctx.logger.warn(
+        { operation, err: error, attempt, retryMs },
+        `the '${status}' outcome could not be written; retrying until the store answers`,
+      );
+      if (!(await sleep(retryMs, flight.abort.signal))) throw error;
+    }
+  }
+}
+
+async function terminal(
+  ctx: MiddlewareContext,
+  entry: Required<QueueEntry>,
+  flight: InFlight,
+  outcome: { status: typeof OperationStatus.DONE; result: string | null },
+): Promise<void> {
+  try {
+    await persistTerminal(ctx, flight, outcome.status, () =>
+      recordTerminalStatus(ctx.ogm, { operationIri: entry.operationIri, workflowIri: entry.workflowIri, ...outcome, ...ctx.graph }),
+    );
+  } catch (error) {
+    if (error instanceof TransitionConflictError) {
+      const why = flight.abort.signal.aborted ? 'it was failed at shutdown' : 'it was moved meanwhile (swept?)';
+      ctx.logger.warn({ operation: entry.operationIri, err: error }, `late terminal write lost its compare-and-set: ${why}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,92 @@
+import { OperationResolutionError, OperationTimeoutError, ValueError } from '../../errors.js';
+import { assertIri, preview } from '../../iri/validate.js';
+import { LIMITS } from '../../limits.js';
+import type { OGM } from '../../ogm/ogm.js';
+import { graphOf, type GraphOption } from '../../registration/classes.js';
+import { graphFragment, sparql } from '../../store/sparql.js';
+import { namedNode } from '../../store/terms.js';
+import { isOperationStatus, OperationStatus, TERMINAL_STATUSES } from '../../vocab/status.js';
+import { svc } from '../../vocab/terms.js';
+import { sleep } from '../runtime/loops.js';
+
+/**
+ * Reading an Operation's outcome, and waiting for it: what a caller does after `request` (and
+ * what a local API's long-poll serves).
+ */
+
+/** An Operation's status and outcome as stored. */
+export interface OperationSnapshot {
+  operationIri: string;
+  status: OperationStatus;
+  /** `svc:executionResult`: the result, the error message, or a failure reason. */
+  result?: string;
+  /** `svc:failureState`: the JSON snapshot of the resource, when the claim failed. */
+  failureState?: string;
+  /** `svc:executedByWorkflow`. */
+  workflowIri?: string;
+  /** `svc:executionTimestamp`. */
+  timestamp?: Date;
+}
+
+/** Options of {@link waitForOperation}. */
+export interface WaitOptions extends GraphOption {
+  /** Longest wait; default `LIMITS.longPollMaxMs`. */
+  timeoutMs?: number;
+  /** Ends the wait early (rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The Operation's status and outcome in ONE query, whatever its status; null when the
+ * Operation has no status in the graph (it does not exist, or was reverted).
+ * @throws ValueError for a malformed IRI; StoreError.
+ * @example const snap = await readOperation(ogm, operationIri); // { status: 'done', result: '"opened"', ... }
+ */
+export async function readOperation(ogm: OGM, operationIri: string, options: GraphOption = {}): Promise<OperationSnapshot | null> {
+  const op = namedNode(assertIri(operationIri, 'operationIri'));
+  const where = sparql`${op} ${namedNode(svc.operationStatus)} ?st .
+    OPTIONAL { ${op} ${namedNode(svc.executionResult)} ?res . }
+    OPTIONAL { ${op} ${namedNode(svc.failureState)} ?fs . }
+    OPTIONAL { ${op} ${namedNode(svc.executedByWorkflow)} ?wf . }
+    OPTIONAL { ${op} ${namedNode(svc.executionTimestamp)} ?ts . }`;
+  const rows = await ogm.db.select(
+    sparql`SELECT ?st ?res ?fs ?wf ?ts WHERE { ${graphFragment(graphOf(ogm, options), where)} } LIMIT 1`.text,
+  );
+  const row = rows[0];
+  if (!row?.st || !isOperationStatus(row.st.value)) return null;
+  const snapshot: OperationSnapshot = { operationIri: op.value, status: row.st.value };
+  if (row.res) snapshot.result = row.res.value;
+  if (row.fs) snapshot.failureState = row.fs.value;
+  if (row.wf) snapshot.workflowIri = row.wf.value;
+  if (row.ts) snapshot.timestamp = new Date(row.ts.value);
+  return snapshot;
+}
+
+// First pause between reads while waiting; short work is usually done by then.
+const FIRST_POLL_MS = 5;
+
+/**
+ * Resolves with the Operation's snapshot once it is `done` or `failed`, re-reading after 5 ms,
+ * then twice as long each time up to `LIMITS.operationPollMs` (short work is seen quickly, long
+ * work costs few reads).
+ * @throws OperationTimeoutError (504) when it is not terminal within `timeoutMs`.
+ * @throws OperationResolutionError when the Operation does not exist (or was reverted).
+ * @example const { status, result } = await waitForOperation(ogm, operationIri, { timeoutMs: 5000 });
+ */
+export async function waitForOperation(ogm: OGM, operationIri: string, options: WaitOptions = {}): Promise<OperationSnapshot> {
+  const timeoutMs = options.timeoutMs ?? LIMITS.longPollMaxMs;
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)
+    throw new ValueError(`timeoutMs must be a number of milliseconds >= 0, got ${preview(timeoutMs)}`);
+  const deadline = Date.now() + timeoutMs;
+  let pause = FIRST_POLL_MS;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const snapshot = await readOperation(ogm, operationIri, options);
+    if (!snapshot) throw new OperationResolutionError(`Operation <${operationIri}> does not exist (no svc:operationStatus in the graph)`);
+    if ((TERMINAL_STATUSES as readonly string[]).includes(snapshot.status)) return snapshot;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new OperationTimeoutError(`Operation <${operationIri}> is still '${snapshot.status}' after ${timeoutMs} ms`);
+    await sleep(Math.min(pause, left), options.signal);
+    pause = Math.min(pause * 2, LIMITS.operationPollMs);
+  }
+}

@@ -1,0 +1,96 @@
+import { TriggerDeliveryError, ValueError } from '../../errors.js';
+import { mintOperationIri } from '../../iri/mint.js';
+import { assertIri, preview } from '../../iri/validate.js';
+import { resolveDispatchTarget } from '../../registration/dispatch.js';
+import { createOperation, revertOperation, type OperationData } from '../../registration/operations.js';
+import type { MiddlewareContext } from '../runtime/context.js';
+import { outgoingTokenFor } from '../surface/security-options.js';
+import { errorText } from './operation-data.js';
+import { deliverTrigger } from './trigger-delivery.js';
+
+/**
+ * `request`: the caller side of dispatch. Discovery first, then the caller's body fills the
+ * draft, then ONE create writes the Operation and the receiver's event trigger is rung; if the
+ * trigger is not delivered the Operation is reverted (nothing is left behind).
+ */
+
+/** Options of `mw.request`. */
+export interface RequestOptions {
+  /** Capability class to dispatch to (subclasses count). */
+  capabilityClass: string;
+  /** `cfc:Operation` or a subclass: the Operation's class. */
+  operationClass: string;
+  /** The Operation's IRI; default a fresh `mintOperationIri(operationClass)`. */
+  operationIri?: string | null;
+  /** Only a Service of this resource is chosen. */
+  targetResource?: string | null;
+}
+
+/** The draft the body of `request` fills in. */
+export interface OperationDraft {
+  readonly operationIri: string;
+  /** Domain fields written with the Operation: property IRIs or bare `svc:` local names -> values. */
+  data: Record<string, OperationData[string]>;
+  /** Where the Operation goes, as discovery chose it. */
+  readonly target: { readonly capabilityIri: string; readonly serviceIri: string; readonly address: string };
+}
+
+/** The body of `request`: fills `draft.data`; throwing aborts with nothing written. */
+export type RequestBody = (draft: OperationDraft) => unknown;
+
+/**
+ * Dispatches one Operation; returns its IRI once the receiver acknowledged the trigger. The
+ * freshest reachable Service wins (heartbeat within `stalenessThreshold` preferred). On a
+ * timeout the receiver may have enqueued (even claimed) the Operation already; it is reverted
+ * all the same, as the spec says, so the receiver's claim or terminal write then fails (logged).
+ * @throws OperationResolutionError when no reachable Service realizes the Capability (before the body runs).
+ * @throws the body's error (nothing written).
+ * @throws TriggerDeliveryError when the receiver did not take the trigger: the Operation was
+ *   reverted, or, when the message says it could not be reverted, it stays in the graph (the
+ *   caller's store link failed too, or the receiver had taken it) and may still run.
+ * @throws ValueError / ValidationError / OntologyGroundTruthError for bad input (nothing written).
+ */
+export async function request(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
+  ctx.requireNotStopped('request');
+  if (typeof options !== 'object' || options === null) throw new ValueError(`request options must be an object, got ${preview(options)}`);
+  if (body !== undefined && typeof body !== 'function') throw new ValueError(`request body must be a function, got ${typeof body}`);
+  const capabilityClass = assertIri(options.capabilityClass, 'capabilityClass');
+  const operationClass = assertIri(options.operationClass, 'operationClass');
+  const operationIri = options.operationIri == null ? mintOperationIri(operationClass) : assertIri(options.operationIri, 'operationIri');
+  const target = await resolveDispatchTarget(ctx.ogm, capabilityClass, {
+    targetResource: options.targetResource ?? null,
+    freshWithinSeconds: ctx.options.stalenessThreshold,
+    ...ctx.graph,
+  });
+  const draft: OperationDraft = {
+    operationIri,
+    data: {},
+    target: Object.freeze({ capabilityIri: target.capabilityIri, serviceIri: target.serviceIri, address: target.serviceAddress }),
+  };
+  if (body) await body(draft);
+  const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, ...ctx.graph };
+  await createOperation(ctx.ogm, created);
+  const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
+  try {
+    const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
+    await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, { ...(token !== undefined && { token }) });
+  } catch (error) {
+    log.warn({ err: error }, 'event trigger not delivered; reverting the Operation');
+    try {
+      await revertOperation(ctx.ogm, created);
+      ctx.record('reverted', { operation: operationIri, service: target.serviceIri, error: errorText(error) });
+    } catch (revertError) {
+      log.error({ err: revertError }, 'the Operation could not be reverted');
+      // The caller must not read "not delivered" as "nothing happened" and dispatch again.
+      throw new TriggerDeliveryError(
+        `${errorText(error)}; the Operation <${operationIri}> could not be reverted (${errorText(revertError)}) and stays in the graph: ` +
+          'its receiver may still run it, so follow it instead of dispatching it again',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  log.info('operation requested');
+  ctx.record('request', { operation: operationIri, service: target.serviceIri, capability: target.capabilityIri });
+  return operationIri;
+}

@@ -1,0 +1,106 @@
+import { RuntimeError, UnavailableError } from '../../errors.js';
+import { normalizeHttpAddress } from '../../iri/address.js';
+import { mintServiceIri } from '../../iri/mint.js';
+import type { Logger } from '../../lib/logger.js';
+import type { OGM } from '../../ogm/ogm.js';
+import type { GraphOption } from '../../registration/classes.js';
+import { ActivityFeed, type ActivityKind } from './activity-feed.js';
+import { Mode } from './mode.js';
+import type { ResolvedOptions } from '../options.js';
+import { Registry } from './registry.js';
+import { WorkQueue } from './work-queue.js';
+
+/** Where an instance is in its life: `new` → `starting` → `started` → `stopping` → `stopped`. */
+export type Phase = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
+
+/**
+ * The state one middleware instance shares between its modules (lifecycle, loops, trigger,
+ * claim, request, handover). Built once in the constructor; mode-specific choices are made there.
+ */
+export class MiddlewareContext {
+  readonly ogm: OGM;
+  readonly logger: Logger;
+  readonly activity: ActivityFeed | undefined;
+  readonly registry = new Registry();
+  readonly queue = new WorkQueue();
+  /** The graph option every registration call gets. */
+  readonly graph: GraphOption;
+  phase: Phase = 'new';
+  /** True while the Service is registered and reachable (set by start, cleared by stop). */
+  registered = false;
+  private addressValue: string | undefined;
+
+  constructor(readonly options: ResolvedOptions) {
+    this.ogm = options.ogm;
+    this.graph = { namedGraph: options.namedGraph ?? null };
+    this.logger = options.logger.child({
+      component: 'middleware',
+      mode: options.mode,
+      ...(options.resourceIri ? { resource: options.resourceIri } : {}),
+    });
+    this.activity = options.activityFeed ? new ActivityFeed(options.activityCapacity) : undefined;
+    this.addressValue =
+      options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
+  }
+
+  /** The graph every read and write names: `namedGraph`, else the OGM's graph. */
+  get graphIri(): string {
+    return this.options.namedGraph ?? this.ogm.graph;
+  }
+
+  /** The base address, once known (at construction, or after listening on port 0). */
+  get address(): string | undefined {
+    return this.addressValue;
+  }
+
+  /** Sets the address from the port actually bound, unless one was configured. */
+  bound(port: number): void {
+    this.addressValue = this.options.address ?? defaultAddress(this.options.host, port, this.options.tls !== undefined);
+  }
+
+  /** The Service IRI, once the address is known (resource mode only). */
+  get serviceIri(): string | undefined {
+    const { resourceIri } = this.options;
+    return resourceIri && this.addressValue ? mintServiceIri(resourceIri, this.addressValue) : undefined;
+  }
+
+  /** The Service IRI and address; throws when they are not known yet. */
+  service(what: string): { serviceIri: string; address: string } {
+    const serviceIri = this.serviceIri;
+    if (!serviceIri || !this.addressValue) throw new UnavailableError(`${what}: the instance has no Service yet (start() it first)`);
+    return { serviceIri, address: this.addressValue };
+  }
+
+  /** The resource IRI; throws RuntimeError outside resource mode. */
+  resource(what: string): string {
+    if (this.options.mode !== Mode.RESOURCE || !this.options.resourceIri) {
+      throw new RuntimeError(`${what} is only available in resource mode (this instance is in ${this.options.mode} mode)`);
+    }
+    return this.options.resourceIri;
+  }
+
+  /** Throws UnavailableError unless the instance is started. */
+  requireStarted(what: string): void {
+    if (this.phase !== 'started')
+      throw new UnavailableError(`${what}: the middleware is ${this.phase === 'new' ? 'not started' : this.phase}`);
+  }
+
+  /** Throws UnavailableError once the instance is stopping or stopped. */
+  requireNotStopped(what: string): void {
+    if (this.phase === 'stopping' || this.phase === 'stopped') throw new UnavailableError(`${what}: the middleware is ${this.phase}`);
+  }
+
+  /** Records an activity entry when the feed is enabled. Details are plain facts, never secrets. */
+  record(kind: ActivityKind, details: Record<string, unknown> = {}): void {
+    this.activity?.record(kind, details);
+  }
+}
+
+/**
+ * `http://{host}:{port}` (`https://` when `secure`) normalized, with an IPv6 host in brackets.
+ * @throws ValueError for a host that makes no URL.
+ */
+export function defaultAddress(host: string, port: number, secure = false): string {
+  const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return normalizeHttpAddress(`${secure ? 'https' : 'http'}://${h}:${port}`, 'address built from host and port');
+}

@@ -1,0 +1,72 @@
+/**
+ * The middleware's HTTP surface as an express 5 application: the spec's endpoints (root,
+ * favicon, workflows, state, event trigger) plus probes and the activity feed, every error a
+ * JSON `{"detail": "..."}`.
+ */
+import express from 'express';
+import { LIMITS } from '../../limits.js';
+import { bearerAuth } from './bearer-auth.js';
+import { createErrorHandler, notFound } from './error-handler.js';
+import { jsonBody } from './json-body.js';
+import { patchRootRoutes } from './root-routes.js';
+import { mountActivity } from './routes/activity.js';
+import { mountActivityStream } from './routes/activity-stream.js';
+import { mountHealth } from './routes/health.js';
+import { mountState } from './routes/state.js';
+import { mountTrigger } from './routes/trigger.js';
+import { mountWorkflows } from './routes/workflows.js';
+import type { HttpSurface } from './contract.js';
+
+export { patchRootRoutes } from './root-routes.js';
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Interval of keep-alive comments on `/activity/stream`; default LIMITS.activityStreamHeartbeatMs. */
+  activityHeartbeatMs?: number;
+  /** Bytes queued for a stalled stream client before it is cut; default LIMITS.activityStreamMaxBufferedBytes. */
+  activityMaxBufferedBytes?: number;
+}
+
+/**
+ * Builds the express app serving `surface`:
+ * - `GET /` welcome (JSON string), `GET /favicon.ico` 204;
+ * - `POST /workflows/event_trigger/execute` → `surface.trigger`;
+ * - `POST /workflows/:name/execute`, `GET /state/:name` → the registered handler's raw JSON;
+ * - `GET /healthz`, `GET /readyz`; `GET /activity`, `GET /activity/stream` (SSE);
+ * - anything else 404; every error `{"detail": "..."}` with its status (see errorAnswer).
+ *
+ * With `surface.token`, every route but the root, the favicon and the probes answers 401 unless
+ * the request carries `Authorization: Bearer <token>` (see bearerAuth). The check sits in front
+ * of those routes, so a refused request costs no body parse and learns nothing about routes.
+ *
+ * Request bodies are parsed only on the POST routes, limited to `surface.bodyLimitBytes`
+ * (default LIMITS.httpBodyLimitBytes). No etag, no `X-Powered-By`: the hot routes do no work
+ * that could be done once (DESIGN §11).
+ *
+ * @example
+ * const app = createApp(surface);
+ * const server = app.listen(0, '127.0.0.1');
+ */
+export function createApp(surface: HttpSurface, options: AppOptions = {}): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  const json = jsonBody(surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes);
+  patchRootRoutes(app, surface.welcome);
+  mountHealth(app, surface);
+  // Everything mounted from here on needs the token; the root routes and probes above stay open
+  // for supervisors and load balancers.
+  if (surface.token !== undefined) app.use(bearerAuth(surface.token));
+  mountTrigger(app, surface, json);
+  mountWorkflows(app, surface, json);
+  mountState(app, surface);
+  mountActivity(app, surface);
+  mountActivityStream(app, surface, {
+    heartbeatMs: options.activityHeartbeatMs ?? LIMITS.activityStreamHeartbeatMs,
+    maxBufferedBytes: options.activityMaxBufferedBytes ?? LIMITS.activityStreamMaxBufferedBytes,
+  });
+  app.use(notFound);
+  app.use(createErrorHandler(surface.logger));
+  return app;
+}

@@ -1,0 +1,55 @@
+/**
+ * The contract between the HTTP surface (express routes, error mapping, body limits) and the
+ * middleware behind it. The surface parses and validates requests, calls these functions, and
+ * turns their answers and typed errors into JSON responses; it knows nothing about the graph.
+ */
+import type { Logger } from '../../lib/logger.js';
+import type { ActivityFeed } from '../runtime/activity-feed.js';
+
+/**
+ * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
+ * Python reference sends a single scalar argument as `?arg=`).
+ */
+export type WorkflowArguments = Record<string, unknown>;
+
+/** A registered workflow: its JSON-serializable return value is the response body. */
+export type WorkflowHandler = (args: WorkflowArguments) => unknown;
+
+/** A state-property getter: its JSON-serializable return value is the live value served. */
+export type StateGetter = () => unknown;
+
+/** What the event trigger answers once the Operation is enqueued (or already was). */
+export interface TriggerAnswer {
+  operation: string;
+  status: 'queued';
+}
+
+/** What the HTTP surface serves; supplied by the middleware. */
+export interface HttpSurface {
+  /** Body of `GET /` (served as a JSON string). */
+  welcome: string;
+  /** The workflow registered under `name`, if any (the event trigger is not one of them). */
+  workflow(name: string): WorkflowHandler | undefined;
+  /** The state getter registered under `name`, if any. */
+  state(name: string): StateGetter | undefined;
+  /**
+   * Enqueue an Operation named by the event trigger. Throws OperationResolutionError (404) when
+   * no such Operation exists, TransitionConflictError (409) when it is not queued or not addressed
+   * to a Capability this Service realizes, RuntimeError (409/503 while stopping), StoreError (503).
+   */
+  trigger(operationIri: string): Promise<TriggerAnswer>;
+  /** Liveness for `GET /healthz`: the process serves. */
+  live(): boolean;
+  /** Readiness for `GET /readyz`: registered (in resource mode) and the store answers. */
+  ready(): Promise<boolean>;
+  /** The activity feed, when enabled; `/activity` answers 404 otherwise. */
+  activity?: ActivityFeed;
+  /** Largest accepted request body in bytes (default LIMITS.httpBodyLimitBytes). */
+  bodyLimitBytes?: number;
+  /**
+   * Bearer token every route requires except `GET /`, `/favicon.ico`, `/healthz` and
+   * `/readyz` (see `bearerAuth`); undefined: no authentication.
+   */
+  token?: string;
+  logger: Logger;
+}

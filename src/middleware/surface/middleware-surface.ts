@@ -1,0 +1,55 @@
+import { graphFragment, sparql } from '../../store/sparql.js';
+import { namedNode } from '../../store/terms.js';
+import { svc } from '../../vocab/terms.js';
+import { APP_WELCOME } from '../constants.js';
+import type { MiddlewareContext } from '../runtime/context.js';
+import type { HttpSurface } from './contract.js';
+import { Mode } from '../runtime/mode.js';
+import { handleTrigger } from '../operations/trigger.js';
+
+/**
+ * The {@link HttpSurface} one middleware instance serves: its registered workflows and state
+ * getters, its event trigger, its probes and its activity feed. In watchdog mode there are no
+ * workflows or states and the trigger answers 503.
+ */
+export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): HttpSurface {
+  const resource = ctx.options.mode === Mode.RESOURCE;
+  return {
+    welcome: APP_WELCOME,
+    workflow: (name) => ctx.registry.workflows.get(name)?.handler,
+    state: (name) => ctx.registry.states.get(name)?.getter,
+    trigger: (operationIri) => handleTrigger(ctx, operationIri, onEnqueue),
+    live: () => ctx.phase !== 'stopped',
+    ready: () => (resource ? registeredAndStoreAnswers(ctx) : storeAnswers(ctx)),
+    ...(ctx.activity ? { activity: ctx.activity } : {}),
+    ...(ctx.options.httpToken !== undefined && { token: ctx.options.httpToken }),
+    logger: ctx.logger,
+  };
+}
+
+/**
+ * Resource mode is ready when started, registered, and the store confirms the Service carries
+ * its address (one ASK: cheap, and false once a sweep deregistered it).
+ */
+async function registeredAndStoreAnswers(ctx: MiddlewareContext): Promise<boolean> {
+  if (ctx.phase !== 'started' || !ctx.registered || !ctx.serviceIri) return false;
+  const where = sparql`${namedNode(ctx.serviceIri)} ${namedNode(svc.address)} ?address .`;
+  try {
+    return await ctx.ogm.db.ask(sparql`ASK { ${graphFragment(ctx.graphIri, where)} }`.text);
+  } catch (error) {
+    ctx.logger.debug({ err: error }, 'readiness: the store did not answer');
+    return false;
+  }
+}
+
+/** Watchdog mode is ready when started and the store answers a trivial query. */
+async function storeAnswers(ctx: MiddlewareContext): Promise<boolean> {
+  if (ctx.phase !== 'started') return false;
+  try {
+    await ctx.ogm.db.select('SELECT (1 AS ?one) WHERE { }');
+    return true;
+  } catch (error) {
+    ctx.logger.debug({ err: error }, 'readiness: the store did not answer');
+    return false;
+  }
+}

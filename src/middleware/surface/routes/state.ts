@@ -1,0 +1,23 @@
+/**
+ * `GET /state/{name}`: the live value of a state property, read on demand.
+ */
+import type { Express } from 'express';
+import { preview } from '../../../iri/validate.js';
+import { HttpError } from '../http-error.js';
+import { sendValue } from '../json-values.js';
+import type { HttpSurface } from '../contract.js';
+
+/**
+ * Mounts the state route: 200 with the getter's raw JSON value (`"closed"`, no envelope, as
+ * the Python reference serves it), 404 for an unknown name; getter errors go to the error
+ * middleware like workflow errors.
+ */
+export function mountState(app: Express, surface: HttpSurface): void {
+  app.get('/state/:name', async (req, res) => {
+    const getter = surface.state(req.params.name);
+    if (getter === undefined) {
+      throw new HttpError(404, `no state property named ${preview(req.params.name)} is registered here`);
+    }
+    sendValue(res, await getter());
+  });
+}

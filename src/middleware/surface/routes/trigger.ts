@@ -1,0 +1,43 @@
+/**
+ * `POST /workflows/event_trigger/execute`: the receiver's event trigger (spec: Events).
+ */
+import type { Express, RequestHandler } from 'express';
+import { ValueError } from '../../../errors.js';
+import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../../iri/endpoints.js';
+import { assertIri } from '../../../iri/validate.js';
+import { HttpError } from '../http-error.js';
+import { isJsonObject, jsonKind } from '../json-values.js';
+import type { HttpSurface } from '../contract.js';
+
+const EXPECTED = 'the event trigger expects a JSON body {"operation_iri": "<iri>"}';
+
+/**
+ * Reads the Operation IRI from a trigger body.
+ * @throws HttpError 422 when the body is missing or not an object, `operation_iri` is missing
+ *   or not a string, or it is not a valid absolute IRI (the message says which and why).
+ */
+export function operationIriOf(body: unknown): string {
+  if (body === undefined) throw new HttpError(422, `${EXPECTED}; the request had no body`);
+  if (!isJsonObject(body)) throw new HttpError(422, `${EXPECTED}; got ${jsonKind(body)}`);
+  const value = body.operation_iri;
+  if (value === undefined) throw new HttpError(422, `${EXPECTED}; operation_iri is missing`);
+  if (typeof value !== 'string') throw new HttpError(422, `${EXPECTED}; operation_iri is ${jsonKind(value)}`);
+  try {
+    return assertIri(value, 'operation_iri');
+  } catch (err) {
+    if (err instanceof ValueError) throw new HttpError(422, err.message, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Mounts the event trigger: 200 `{"operation": iri, "status": "queued"}` from
+ * `surface.trigger`, whose typed errors (404 unknown Operation, 409 not queued or not ours,
+ * 503 store) keep their status. Must be mounted before the generic workflow route.
+ */
+export function mountTrigger(app: Express, surface: HttpSurface, json: RequestHandler): void {
+  app.post(`/workflows/${EVENT_TRIGGER_WORKFLOW_NAME}/execute`, json, async (req, res) => {
+    const answer = await surface.trigger(operationIriOf(req.body));
+    res.json({ operation: answer.operation, status: answer.status });
+  });
+}

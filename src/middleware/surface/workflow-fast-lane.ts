@@ -1,0 +1,104 @@
+/**
+ * The proxy's hot path, `POST /workflows/{name}/execute`, served without express when the
+ * request is an ordinary one. Measured on the reference machine, express's routing, body parser
+ * and response helpers took about 0.4 ms of the 1.2 ms a proxied call added to a direct device
+ * call; the lane below serves the same answer in the same bytes without them.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../iri/endpoints.js';
+import { LIMITS } from '../../limits.js';
+import { bearerMatcher } from './bearer-auth.js';
+import { answerError } from './error-handler.js';
+import { HttpError } from './http-error.js';
+import { isPlainJsonType } from './json-body.js';
+import { writeJson } from './json-values.js';
+import { workflowArguments } from './routes/workflows.js';
+import type { HttpSurface, WorkflowHandler } from './contract.js';
+
+const WORKFLOW_PATH = /^\/workflows\/([^/]+)\/execute$/;
+const UTF8_BOM = 0xfeff;
+
+/** The registered workflow an ordinary request calls, or undefined when express must answer. */
+type LaneMatch = { handler: WorkflowHandler; path: string; query: string };
+
+/**
+ * Wraps the surface's express `app`: a request goes down the lane only if express would route
+ * it to a registered workflow and read its body without trouble, that is: POST to exactly
+ * `/workflows/{name}/execute` of a registered workflow (not the event trigger), authorized when
+ * the surface has a token, a body of declared length within the limit, no Content-Encoding, and
+ * no Content-Type or JSON in UTF-8. Every other request (and so every refusal of the request
+ * itself but malformed JSON) goes to `app` untouched. Errors of the call answer exactly as
+ * express's error middleware does (see answerError).
+ */
+export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener): RequestListener {
+  const limit = surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes;
+  const authorized = surface.token === undefined ? () => true : bearerMatcher(surface.token);
+  const laneFor = (req: IncomingMessage): LaneMatch | undefined => {
+    if (req.method !== 'POST') return undefined;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const name = decodedName(WORKFLOW_PATH.exec(path)?.[1]);
+    const handler = name === undefined || name === EVENT_TRIGGER_WORKFLOW_NAME ? undefined : surface.workflow(name);
+    if (!handler || !plainBody(req, limit) || !authorized(req.headers.authorization)) return undefined;
+    return { handler, path, query: q < 0 ? '' : url.slice(q + 1) };
+  };
+  return (req, res) => {
+    const lane = laneFor(req);
+    if (lane === undefined) return app(req, res);
+    serve(surface, lane, req, res).catch((err: unknown) => answerError(surface.logger, err, { method: 'POST', path: lane.path }, res));
+  };
+}
+
+async function serve(surface: HttpSurface, lane: LaneMatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req);
+  const args = workflowArguments(parseQuery(lane.query), body);
+  writeJson(res, 200, await lane.handler(args));
+}
+
+/** A body express would read as it is: declared length within the limit, no coding, JSON in UTF-8. */
+function plainBody(req: IncomingMessage, limit: number): boolean {
+  const { headers } = req;
+  if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
+  const length = headers['content-length'];
+  if (length !== undefined && !(/^\d+$/.test(length) && Number(length) <= limit)) return false;
+  const type = headers['content-type'];
+  return type === undefined || isPlainJsonType(type);
+}
+
+function decodedName(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The body as JSON, as express's parser reads it: undefined without a body, UTF-8 with a BOM
+ * dropped, and `{}` for a body that is nothing but the BOM.
+ */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  let text = (await readBody(req)).toString('utf8');
+  if (text.length === 0) return undefined;
+  if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
+  if (text.length === 0) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new HttpError(400, `the request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The whole body; events rather than an async iterator, which costs more than the read. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+    req.on('close', () => reject(new Error('the client closed the connection before the body was complete')));
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * Event-trigger delivery with bearer tokens and TLS, against real receivers on 127.0.0.1: the
+ * surface's own app (with a token, over HTTP and HTTPS) and a raw server that echoes headers.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { TriggerDeliveryError } from '../../../src/errors.js';
+import { createApp } from '../../../src/middleware/surface/app.js';
+import type { FetchFunction } from '../../../src/middleware/options.js';
+import { deliverTrigger } from '../../../src/middleware/operations/trigger-delivery.js';
+import { selfSigned, trustingFetch, type SelfSigned } from './support/self-signed.js';
+import { fakeSurface, type FakeSurface } from './support/serve.js';
+
+const TOKEN = 'receiver-token-5f3a9c1e7b2d4086';
+const OPERATION = 'https://example.org/plant#OpenDoorOperation_op_00000000abcd';
+const globalFetch = globalThis.fetch as unknown as FetchFunction;
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+async function failure(promise: Promise<unknown>): Promise<TriggerDeliveryError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(TriggerDeliveryError);
+  return error as TriggerDeliveryError;
+}
+
+describe('deliverTrigger with tokens', () => {
+  let tls: SelfSigned;
+  const servers: Server[] = [];
+  beforeAll(async () => {
+    tls = await selfSigned();
+  });
+  afterAll(async () => tls.remove());
+  afterEach(async () => {
+    for (const s of servers.splice(0)) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+  });
+
+  /** The surface's app requiring TOKEN, over HTTPS when `secure`. */
+  async function receiver(secure = false): Promise<{ address: string; surface: FakeSurface }> {
+    const surface = fakeSurface({ token: TOKEN });
+    const app = createApp(surface);
+    const server = secure ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
+    servers.push(server);
+    return { address: `${secure ? 'https' : 'http'}://127.0.0.1:${await listen(server)}`, surface };
+  }
+
+  /** A server answering `status` with the request's headers as its body. */
+  async function echo(status: number): Promise<{ address: string; seen: IncomingHttpHeaders[] }> {
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createHttpServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: `echo ${JSON.stringify(req.headers)}` }));
+    });
+    servers.push(server);
+    return { address: `http://127.0.0.1:${await listen(server)}`, seen };
+  }
+
+  it('should send the token as a Bearer header and be let in', async () => {
+    const { address, surface } = await receiver();
+    await deliverTrigger(globalFetch, address, OPERATION, { token: TOKEN });
+    expect(surface.triggered).toEqual([OPERATION]);
+  });
+
+  it('should send no Authorization header without a token', async () => {
+    const { address, seen } = await echo(200);
+    await deliverTrigger(globalFetch, address, OPERATION);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.authorization).toBeUndefined();
+  });
+
+  it('should say the receiver refused the token, and what to configure, without the token', async () => {
+    const { address, surface } = await receiver();
+    const wrong = 'some-other-token-0000000000';
+    const refused = await failure(deliverTrigger(globalFetch, address, OPERATION, { token: wrong }));
+    expect(refused.message).toBe(
+      `event trigger of the receiver at ${address}/workflows/event_trigger/execute answered 401: the receiver refused the token sent; configure the receiver's token for ${address} in outgoingTokens.byAddress, or the plant token in outgoingTokens.default (a sidecar: outgoingTokens.byAddressFiles / defaultFile, or SIDECAR_OUTGOING_TOKEN_FILE)`,
+    );
+    expect(refused.status).toBe(502);
+    const missing = await failure(deliverTrigger(globalFetch, address, OPERATION));
+    expect(missing.message).toContain('answered 401: the receiver requires a bearer token and none is configured for it;');
+    expect(surface.triggered).toEqual([]);
+  });
+
+  it("should not quote the token when a receiver's error body echoes it", async () => {
+    const { address, seen } = await echo(500);
+    const error = await failure(deliverTrigger(globalFetch, address, OPERATION, { token: TOKEN }));
+    expect(seen[0]!.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(error.message).toContain('answered 500: {"detail":"echo');
+    expect(error.message).toContain('Bearer [redacted]');
+    expect(error.message).not.toContain(TOKEN);
+  });
+
+  it('should deliver over HTTPS to a receiver whose certificate it trusts', async () => {
+    const { address, surface } = await receiver(true);
+    const { fetch, agent } = trustingFetch(tls.cert);
+    try {
+      await deliverTrigger(fetch, address, OPERATION, { token: TOKEN });
+    } finally {
+      await agent.close();
+    }
+    expect(address.startsWith('https://')).toBe(true);
+    expect(surface.triggered).toEqual([OPERATION]);
+  });
+
+  it('should name the untrusted certificate and how to trust it', async () => {
+    const { address, surface } = await receiver(true);
+    const error = await failure(deliverTrigger(globalFetch, address, OPERATION, { token: TOKEN }));
+    expect(error.message).toMatch(
+      /was not delivered: fetch failed \([A-Z_]*(CERT|SELF_SIGNED|UNABLE_TO_VERIFY)[A-Z_]*\); this process does not trust the receiver's certificate .*NODE_EXTRA_CA_CERTS/u,
+    );
+    expect(surface.triggered).toEqual([]);
+  });
+});

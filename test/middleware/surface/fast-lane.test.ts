@@ -1,0 +1,143 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DeviceTimeoutError } from '../../../src/device/errors.js';
+import { createApp } from '../../../src/middleware/surface/app.js';
+import { withWorkflowFastLane } from '../../../src/middleware/surface/workflow-fast-lane.js';
+import { rawHttp, rawRequest, type RawAnswer } from '../../fuzz/support/raw-http.js';
+import { fakeSurface, logSink } from './support/serve.js';
+
+const TOKEN = 'fast-lane-token-0123456789';
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** What a client can tell of an answer: everything but the Date header. */
+function comparable(answer: RawAnswer): { status: number | undefined; headers: string[]; body: string } {
+  const headers = answer.head
+    .split('\r\n')
+    .slice(1)
+    .filter((h) => !/^date:/i.test(h))
+    .map((h) => h.toLowerCase())
+    .sort();
+  return { status: answer.status, headers, body: answer.body };
+}
+
+async function listenOn(listener: RequestListener): Promise<{ server: Server; port: number }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function post(path: string, body: Buffer | string, headers: string[] = ['Content-Type: application/json']): Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  return rawHttp('POST', path, [...headers, `Content-Length: ${bytes.length}`], bytes);
+}
+
+const auth = `Authorization: Bearer ${TOKEN}`;
+
+/** Requests the lane serves itself, each with what it checks. */
+const LANE_CASES: [string, Buffer][] = [
+  ['an object body', post('/workflows/echo/execute', '{"speed":2}', ['Content-Type: application/json', auth])],
+  ['query arguments merged under the body', post('/workflows/echo/execute?speed=1&side=left', '{"speed":3}', [auth])],
+  ['no body at all', rawHttp('POST', '/workflows/echo/execute?x=1', [auth])],
+  ['an empty body', post('/workflows/echo/execute', '', [auth])],
+  [
+    'a body with a byte-order mark',
+    post('/workflows/echo/execute', Buffer.concat([BOM, Buffer.from('{"a":"ä"}')]), [
+      'Content-Type: application/json; charset=utf-8',
+      auth,
+    ]),
+  ],
+  ['a body that is only a byte-order mark', post('/workflows/echo/execute', BOM, [auth])],
+  ['malformed JSON', post('/workflows/echo/execute', '{"a":', ['Content-Type: application/json', auth])],
+  ['a JSON array', post('/workflows/echo/execute', '[1,2]', [auth])],
+  ['a handler returning nothing', post('/workflows/nothing/execute', '{}', [auth])],
+  ['a handler returning a string', post('/workflows/text/execute', '{}', [auth])],
+  ['a device timeout', post('/workflows/slow/execute', '{}', [auth])],
+  ['a plain error', post('/workflows/broken/execute', '{}', [auth])],
+  ['an escaped workflow name', post('/workflows/t%65xt/execute', '{}', [auth])],
+];
+
+/** Requests the lane must hand to express. */
+const EXPRESS_CASES: [string, Buffer][] = [
+  ['no token', post('/workflows/echo/execute', '{}')],
+  ['a wrong token', post('/workflows/echo/execute', '{}', ['Authorization: Bearer not-the-token-at-all'])],
+  ['an unknown workflow', post('/workflows/missing/execute', '{}', [auth])],
+  ['the event trigger', post('/workflows/event_trigger/execute', '{"operation_iri":"urn:op:1"}', [auth])],
+  ['a body over the limit', post('/workflows/echo/execute', `{"pad":"${'x'.repeat(300)}"}`, [auth])],
+  [
+    'a gzip body',
+    post('/workflows/echo/execute', gzipSync('{"zipped":true}'), ['Content-Type: application/json', 'Content-Encoding: gzip', auth]),
+  ],
+  ['a chunked body', rawHttp('POST', '/workflows/echo/execute', ['Transfer-Encoding: chunked', auth], '7\r\n{"a":1}\r\n0\r\n\r\n')],
+  ['a text body', post('/workflows/echo/execute', 'hello', ['Content-Type: text/plain', auth])],
+  ['a latin-1 charset', post('/workflows/echo/execute', '{}', ['Content-Type: application/json; charset=latin1', auth])],
+  ['a GET', rawHttp('GET', '/workflows/echo/execute', [auth])],
+  ['a trailing slash', post('/workflows/echo/execute/', '{}', [auth])],
+  ['an upper-case path', post('/Workflows/echo/execute', '{}', [auth])],
+  ['a bad escape in the name', post('/workflows/%E0%A4%A/execute', '{}', [auth])],
+];
+
+describe('the workflow fast lane', () => {
+  const surface = fakeSurface({ token: TOKEN, bodyLimitBytes: 256, logger: logSink().logger });
+  surface.workflows.set('echo', (args) => args);
+  surface.workflows.set('nothing', () => undefined);
+  surface.workflows.set('text', async () => 'opened');
+  surface.workflows.set('slow', async () => {
+    throw new DeviceTimeoutError(
+      'device unix:/run/door.sock did not answer POST /open within 10 ms',
+      { target: 'unix:/run/door.sock', method: 'POST', path: '/open' },
+      10,
+    );
+  });
+  surface.workflows.set('broken', () => {
+    throw new Error('the door is jammed');
+  });
+  const app = createApp(surface);
+  let expressCalls = 0;
+  let viaExpress: { server: Server; port: number };
+  let viaLane: { server: Server; port: number };
+
+  beforeAll(async () => {
+    viaExpress = await listenOn(app);
+    viaLane = await listenOn(
+      withWorkflowFastLane(surface, (req, res) => {
+        expressCalls += 1;
+        app(req, res);
+      }),
+    );
+  });
+  afterAll(async () => {
+    for (const { server } of [viaExpress, viaLane]) await new Promise((resolve) => server.close(resolve));
+  });
+
+  it.each(LANE_CASES)('should serve %s itself, with the bytes express would send', async (_name, request) => {
+    const before = expressCalls;
+    const lane = await rawRequest({ port: viaLane.port }, request);
+    expect(expressCalls).toBe(before);
+    expect(comparable(lane)).toEqual(comparable(await rawRequest({ port: viaExpress.port }, request)));
+    expect(lane.status).toBeDefined();
+  });
+
+  it.each(EXPRESS_CASES)('should hand %s to express', async (_name, request) => {
+    const before = expressCalls;
+    const lane = await rawRequest({ port: viaLane.port }, request);
+    expect(expressCalls).toBe(before + 1);
+    expect(comparable(lane)).toEqual(comparable(await rawRequest({ port: viaExpress.port }, request)));
+  });
+
+  it('should answer what the handlers return and refuse what express refuses', async () => {
+    const answer = async (request: Buffer) => {
+      const { status, body } = await rawRequest({ port: viaLane.port }, request);
+      return { status, body: JSON.parse(body) as unknown };
+    };
+    expect(await answer(LANE_CASES[1]![1])).toEqual({ status: 200, body: { speed: 3, side: 'left' } });
+    expect(await answer(LANE_CASES[4]![1])).toEqual({ status: 200, body: { a: 'ä' } });
+    expect(await answer(LANE_CASES[5]![1])).toEqual({ status: 200, body: {} });
+    expect(await answer(LANE_CASES[8]![1])).toEqual({ status: 200, body: null });
+    expect((await answer(LANE_CASES[6]![1])).status).toBe(400);
+    expect((await answer(LANE_CASES[7]![1])).status).toBe(422);
+    expect(await answer(LANE_CASES[10]![1])).toEqual({ status: 504, body: { detail: expect.stringContaining('did not answer') } });
+    expect(await answer(LANE_CASES[11]![1])).toEqual({ status: 500, body: { detail: 'the door is jammed' } });
+  });
+});
