@@ -1,17 +1,24 @@
 /**
- * Failures of a call to the co-located device. Each names the device target, the method and the
- * path, and says what to check. All answer 502 on the HTTP surface, except a timeout (504), so a
- * caller can tell "the device misbehaved" from "the sidecar refused the request".
+ * Failures of a call to the co-located device, whatever binding made it. Each names the device
+ * target and what was asked of it, and says what to check. All answer 502 on the HTTP surface,
+ * except a timeout (504), so a caller can tell "the device misbehaved" from "the sidecar refused
+ * the request".
  */
 import { SemanticMiddlewareError } from '../errors.js';
 
-/** Where a failed device call was going. */
+/** Where a failed device call was going, in the words of the binding that made it. */
 export interface DeviceCall {
-  /** The transport's description, e.g. `unix:/run/door.sock` or `http://127.0.0.1:9000`. */
+  /** The device target as logs show it, e.g. `unix:/run/door.sock` or `http://127.0.0.1:9000`. */
   target: string;
-  method: 'GET' | 'POST';
-  /** Path on the device, e.g. `/open`. */
+  /** What the binding did: for HTTP the method (`POST`, `GET`). */
+  method: string;
+  /** Where on the device: for HTTP the path, e.g. `/open`. */
   path: string;
+}
+
+/** A call as messages name it: `POST /open on device unix:/run/door.sock`. */
+export function callSite(call: DeviceCall): string {
+  return `${call.method} ${call.path} on device ${call.target}`;
 }
 
 /** Base class of every device failure; `call` says where the request was going. */
@@ -60,9 +67,9 @@ export class DeviceTimeoutError extends DeviceError {
   }
 }
 
-/** What a device said when it answered with a non-2xx status. */
+/** What a device said when it answered that the call failed. */
 export interface DeviceAnswer {
-  /** The device's HTTP status. */
+  /** The device's status code (for HTTP, the non-2xx status). */
   deviceStatus: number;
   /** The start of the device's body, as text. */
   bodyPreview: string;
@@ -71,7 +78,7 @@ export interface DeviceAnswer {
 }
 
 /**
- * The device answered with a non-2xx status. Keeps the device's status, a preview of its body and
+ * The device answered that the call failed (for HTTP, a non-2xx status). Keeps the device's status, a preview of its body and
  * its `detail`, so a bridge's own error message reaches the caller and the Operation's reason.
  */
 export class DeviceAnswerError extends DeviceError {
@@ -88,7 +95,7 @@ export class DeviceAnswerError extends DeviceError {
   }
 }
 
-/** The device answered 2xx with a reply that is not acceptable: not JSON, or too large. */
+/** The device answered success with a reply that is not acceptable: not JSON, or too large. */
 export class DeviceReplyError extends DeviceError {
   override readonly code = 'SM_DEVICE_REPLY';
   override readonly status = 502;

@@ -1,8 +1,9 @@
 /**
- * Turns what the HTTP client throws for a device call into a {@link DeviceError} that says what happened in
- * plant-engineer terms and what to check.
+ * Turns what a binding's connection throws for a device call (a socket error, or the abort of the
+ * call's own timer) into a {@link DeviceError} that says what happened in plant-engineer terms and
+ * what to check. The codes are the operating system's, so every binding over a socket shares them.
  */
-import { DeviceTimeoutError, DeviceUnreachableError, type DeviceCall, type DeviceError } from './errors.js';
+import { callSite, DeviceTimeoutError, DeviceUnreachableError, type DeviceCall, type DeviceError } from './errors.js';
 
 // What each connection-level code means for a device bridge, and what to look at.
 const REASONS: Record<string, string> = {
@@ -28,12 +29,12 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /**
- * The DeviceError for a call that failed below HTTP. `timedOut` is true when the call's own timer
- * aborted it: the client then reports an abort, which means "no answer in time".
- * @example throw transportFailure(err, call, 5000, signal.aborted)
+ * The DeviceError for a call that failed below the binding's protocol. `timedOut` is true when the
+ * call's own timer aborted it: the client then reports an abort, which means "no answer in time".
+ * @example throw connectionFailure(err, call, 5000, signal.aborted)
  */
-export function transportFailure(err: unknown, call: DeviceCall, timeoutMs: number, timedOut: boolean): DeviceError {
-  const where = `${call.method} ${call.path} on device ${call.target}`;
+export function connectionFailure(err: unknown, call: DeviceCall, timeoutMs: number, timedOut: boolean): DeviceError {
+  const where = callSite(call);
   if (timedOut) {
     return new DeviceTimeoutError(
       `${where} got no answer within ${timeoutMs} ms; is the device stuck, or is the workflow's timeoutMs too short?`,

@@ -1,8 +1,18 @@
 /**
- * The device side of the sidecar: the transport to the co-located device (HTTP or Unix socket),
- * its typed failures, and the proxies that turn configured workflows and state properties into
- * handlers.
+ * The device side of the sidecar: the co-located device reached through a binding chosen by the
+ * target's scheme (HTTP over TCP or a Unix socket today), its typed failures, and the proxies that
+ * turn configured workflows and state properties into handlers.
  */
+export type {
+  DeviceBinding,
+  DeviceClient,
+  DeviceClientOptions,
+  DeviceClientSettings,
+  DeviceForm,
+  DeviceHealth,
+  StateReader,
+  WorkflowInvoker,
+} from './client.js';
 export {
   DeviceAnswerError,
   DeviceError,
@@ -20,11 +30,4 @@ export {
   type StateDeclaration,
   type WorkflowDeclaration,
 } from './proxy.js';
-export { assertDevicePath, parseDeviceTarget, resolveTarget, type ResolvedTarget } from './target.js';
-export {
-  openDeviceTransport,
-  type DeviceRequest,
-  type DeviceTarget,
-  type DeviceTransport,
-  type DeviceTransportOptions,
-} from './transport.js';
+export { openDevice, parseDeviceTarget, registerDeviceBinding } from './registry.js';

@@ -1,12 +1,12 @@
 /**
- * Proxies that turn configured workflows and state properties into handlers backed by the device:
- * a workflow POSTs its JSON arguments to the device, a state property GETs the live value, and an
- * Operation claimed by this resource runs through the device the same way.
+ * Proxies that turn configured workflows and state properties into handlers backed by the device,
+ * whatever binding reaches it: a workflow sends its JSON arguments, a state property reads the live
+ * value, and an Operation claimed by this resource runs through the device the same way.
  */
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { assertDevicePath, assertTimeout, shown } from './target.js';
-import type { DeviceTransport } from './transport.js';
+import type { DeviceClient, DeviceForm, WorkflowInvoker } from './client.js';
+import { assertTimeout, shown } from './values.js';
 
 /** A workflow declared in configuration and served by the device. */
 export interface WorkflowDeclaration {
@@ -16,9 +16,9 @@ export interface WorkflowDeclaration {
   capabilityClass: string;
   /** Workflow class (an IRI in the ontology). */
   workflowClass: string;
-  /** Path on the device the arguments are POSTed to, e.g. `/open`. */
+  /** Where the binding sends the arguments: for HTTP the path they are POSTed to, e.g. `/open`. */
   path: string;
-  /** HTTP method on the device; only POST. Default `'POST'`. */
+  /** How the binding calls it: for HTTP only POST. Default `'POST'`. */
   method?: 'POST';
   /** Time the device gets to answer. Default {@link LIMITS.deviceTimeoutMs}. */
   timeoutMs?: number;
@@ -32,7 +32,7 @@ export interface StateDeclaration {
   capabilityClass: string;
   /** StateProperty class (an IRI in the ontology). */
   statePropertyClass: string;
-  /** Path on the device that is read with GET, e.g. `/state/door`. */
+  /** Where the binding reads it: for HTTP the path read with GET, e.g. `/state/door`. */
   path: string;
   /** Time the device gets to answer. Default {@link LIMITS.deviceTimeoutMs}. */
   timeoutMs?: number;
@@ -47,84 +47,86 @@ export interface ClaimedForDevice {
   data: Record<string, unknown>;
 }
 
-/** Checks a declaration's path and timeout once, when its proxy is built. */
-function checked(decl: WorkflowDeclaration | StateDeclaration, kind: string): { path: string; timeoutMs: number } {
-  const what = `${kind} ${shown(decl?.name)}`;
-  if (typeof decl?.name !== 'string' || decl.name === '') throw new ValueError(`${what} has no name`);
-  if ('method' in decl && decl.method !== undefined && decl.method !== 'POST') {
-    throw new ValueError(`${what} has method ${shown(decl.method)}; device workflows are called with POST`);
-  }
+/** Checks a declaration's name and timeout once, when its proxy is built; the binding checks the rest. */
+function formOf(decl: WorkflowDeclaration | StateDeclaration, kind: string): DeviceForm {
+  const label = `${kind} ${shown(decl?.name)}`;
+  if (typeof decl?.name !== 'string' || decl.name === '') throw new ValueError(`${label} has no name`);
   return {
-    path: assertDevicePath(decl.path, `${what} path`),
-    timeoutMs: assertTimeout(decl.timeoutMs ?? LIMITS.deviceTimeoutMs, `${what} timeoutMs`),
+    label,
+    path: decl.path,
+    ...('method' in decl && decl.method !== undefined && { method: decl.method }),
+    timeoutMs: assertTimeout(decl.timeoutMs ?? LIMITS.deviceTimeoutMs, `${label} timeoutMs`),
   };
 }
 
-function assertArguments(args: unknown, what: string): Record<string, unknown> {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new ValueError(`${what} takes a JSON object of arguments, got ${Array.isArray(args) ? 'an array' : shown(args)}`);
-  }
-  return args as Record<string, unknown>;
+function argumentsError(args: unknown, what: string): ValueError {
+  return new ValueError(`${what} takes a JSON object of arguments, got ${Array.isArray(args) ? 'an array' : shown(args)}`);
 }
 
+const isArguments = (args: unknown): args is Record<string, unknown> => typeof args === 'object' && args !== null && !Array.isArray(args);
+
 /**
- * A workflow handler that POSTs its arguments as JSON to `decl.path` and returns the device's JSON
- * answer (`null` for an empty one).
- * @throws ValueError at build time for a bad path or timeout, and per call for non-object
- * arguments; the transport's DeviceErrors per call.
+ * A workflow handler that sends its arguments to the device and returns the device's JSON answer
+ * (`null` for an empty one); over HTTP, a JSON POST to `decl.path`.
+ * @throws ValueError at build time for a declaration the binding cannot use or a bad timeout;
+ * rejects per call with a ValueError for non-object arguments and with the binding's DeviceErrors.
  * @example
  * const open = workflowProxy(device, { name: 'open', capabilityClass, workflowClass, path: '/open' });
  * await open({ speed: 2 }); // { ok: true, door: 'open' }
  */
-export function workflowProxy(transport: DeviceTransport, decl: WorkflowDeclaration): (args: Record<string, unknown>) => Promise<unknown> {
-  const { path, timeoutMs } = checked(decl, 'workflow');
-  const what = `workflow ${shown(decl.name)}`;
-  return async (args) => transport.request({ method: 'POST', path, body: assertArguments(args, what), timeoutMs });
+export function workflowProxy(device: DeviceClient, decl: WorkflowDeclaration): WorkflowInvoker {
+  const form = formOf(decl, 'workflow');
+  const invoke = device.invoker(form);
+  // Not async: on the hot path a checked call goes straight to the binding, without another promise.
+  return (args) => (isArguments(args) ? invoke(args) : Promise.reject(argumentsError(args, form.label)));
 }
 
 /**
- * A state getter that reads `decl.path` on the device with GET and returns its raw JSON value.
- * @throws ValueError at build time for a bad path or timeout; the transport's DeviceErrors per call.
+ * A state getter that reads the live value from the device and returns its raw JSON; over HTTP, a
+ * GET of `decl.path`.
+ * @throws ValueError at build time for a declaration the binding cannot use or a bad timeout;
+ * rejects per call with the binding's DeviceErrors.
  * @example
  * const door = stateProxy(device, { name: 'door', capabilityClass, statePropertyClass, path: '/state/door' });
  * await door(); // 'closed'
  */
-export function stateProxy(transport: DeviceTransport, decl: StateDeclaration): () => Promise<unknown> {
-  const { path, timeoutMs } = checked(decl, 'state property');
-  return async () => transport.request({ method: 'GET', path, timeoutMs });
+export function stateProxy(device: DeviceClient, decl: StateDeclaration): () => Promise<unknown> {
+  return device.reader(formOf(decl, 'state property'));
 }
 
 /**
- * The work function for Operations claimed by this resource: POSTs `{ "operation": <IRI>, ...data }`
- * to the path of the workflow named `claimed.workflowName` and returns the device's answer, which
- * the middleware records as `svc:executionResult`. A thrown error (a DeviceError, or a ValueError
- * for an unknown workflow) makes the Operation failed with the error's message as the reason.
+ * The work function for Operations claimed by this resource: sends `{ "operation": <IRI>, ...data }`
+ * to the workflow named `claimed.workflowName` and returns the device's answer, which the
+ * middleware records as `svc:executionResult`. A rejection (a DeviceError, or a ValueError for an
+ * unknown workflow) makes the Operation failed with the error's message as the reason.
  * @throws ValueError at build time for a bad declaration or a duplicate name.
  * @example
  * const run = operationRunner(device, workflows);
  * await run({ operationIri, workflowName: 'open', data: { speed: 2 } });
  */
 export function operationRunner(
-  transport: DeviceTransport,
+  device: DeviceClient,
   workflows: readonly WorkflowDeclaration[],
 ): (claimed: ClaimedForDevice) => Promise<unknown> {
-  const routes = new Map<string, { path: string; timeoutMs: number }>();
+  const invokers = new Map<string, WorkflowInvoker>();
   for (const decl of workflows) {
-    const route = checked(decl, 'workflow');
-    if (routes.has(decl.name)) throw new ValueError(`workflow ${shown(decl.name)} is declared twice`);
-    routes.set(decl.name, route);
+    const invoke = device.invoker(formOf(decl, 'workflow'));
+    if (invokers.has(decl.name)) throw new ValueError(`workflow ${shown(decl.name)} is declared twice`);
+    invokers.set(decl.name, invoke);
   }
-  const known = [...routes.keys()].map((n) => JSON.stringify(n)).join(', ') || 'none';
-  return async (claimed) => {
-    const route = claimed.workflowName === undefined ? undefined : routes.get(claimed.workflowName);
-    if (!route) {
-      throw new ValueError(
-        `operation ${claimed.operationIri} names workflow ${shown(claimed.workflowName)}, which this device does not declare (declared: ${known})`,
+  const known = [...invokers.keys()].map((n) => JSON.stringify(n)).join(', ') || 'none';
+  return (claimed) => {
+    const invoke = claimed.workflowName === undefined ? undefined : invokers.get(claimed.workflowName);
+    if (!invoke) {
+      return Promise.reject(
+        new ValueError(
+          `operation ${claimed.operationIri} names workflow ${shown(claimed.workflowName)}, which this device does not declare (declared: ${known})`,
+        ),
       );
     }
     // The Operation's IRI is set last so a data field called "operation" cannot replace it.
     const body = { operation: claimed.operationIri, ...claimed.data };
     body.operation = claimed.operationIri;
-    return transport.request({ method: 'POST', path: route.path, body, timeoutMs: route.timeoutMs });
+    return invoke(body);
   };
 }

@@ -1,13 +1,13 @@
 /**
  * The sidecar daemon: wires one resource's configuration into a running resource-mode
- * middleware. Store, then ontology, then the device transport, then the middleware (workflows
+ * middleware. Store, then ontology, then the device client, then the middleware (workflows
  * and states proxied to the device, dispatched Operations run through it), then the local API.
  * Stops in reverse order.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../lib/logger.js';
-import { openDeviceTransport, operationRunner, stateProxy, workflowProxy, type DeviceTransport } from '../device/index.js';
+import { openDevice, operationRunner, stateProxy, workflowProxy, type DeviceClient } from '../device/index.js';
 import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
@@ -34,14 +34,13 @@ export interface StartSidecarOptions {
   signal?: AbortSignal;
 }
 
-function deviceTransport(config: SidecarConfig, logger: Logger): DeviceTransport | undefined {
+function deviceClient(config: SidecarConfig, logger: Logger): DeviceClient | undefined {
   const device = config.device;
   if (device === undefined) return undefined;
-  const target = 'socket' in device ? { socketPath: device.socket } : { url: device.url };
-  return openDeviceTransport(target, { logger });
+  return openDevice('socket' in device ? `unix:${device.socket}` : device.url, { logger });
 }
 
-function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceTransport | undefined, logger: Logger): SemanticMiddleware {
+function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient | undefined, logger: Logger): SemanticMiddleware {
   const mw = new SemanticMiddleware({
     mode: 'resource',
     resourceIri: config.resource,
@@ -96,11 +95,11 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
   // line carries the key twice (log stores such as Elasticsearch refuse duplicate keys).
   const logger = options.logger.child({ resource: config.resource });
   const store = await openConfiguredStore(config, logger, options.signal);
-  let device: DeviceTransport | undefined;
+  let device: DeviceClient | undefined;
   let mw: SemanticMiddleware | undefined;
   try {
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
-    device = deviceTransport(config, logger);
+    device = deviceClient(config, logger);
     const middleware = (mw = buildMiddleware(config, ogm, device, options.logger));
     const localApi = await startParts(config, middleware, logger);
     return sidecarHandle({ middleware, store, device, localApi });
@@ -115,7 +114,7 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
 interface SidecarParts {
   middleware: SemanticMiddleware;
   store: TripleStore;
-  device: DeviceTransport | undefined;
+  device: DeviceClient | undefined;
   localApi: LocalApi | undefined;
 }
 

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DeviceAnswerError, openDeviceTransport } from '../../src/device/index.js';
+import { DeviceAnswerError, openDevice } from '../../src/device/index.js';
 import { BRIDGE, requestLines, socketDir, spawnBridge } from './support/bridge.js';
+import { get, post } from './support/calls.js';
 
 let sockets: Awaited<ReturnType<typeof socketDir>>;
 beforeAll(async () => {
@@ -24,23 +25,19 @@ describe('mock PLC bridge', () => {
       kind: 'conveyor',
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     });
-    const device = openDeviceTransport(bridge.target);
-    await expect(
-      device.request({ method: 'POST', path: '/move', body: { distance: 2.5, operation: 'urn:op:1' }, timeoutMs: 5000 }),
-    ).resolves.toEqual({
+    const device = openDevice(bridge.target);
+    await expect(post(device, '/move', { distance: 2.5, operation: 'urn:op:1' }, 5000)).resolves.toEqual({
       ok: true,
       belt: { position: 2.5 },
       operation: 'urn:op:1',
     });
-    await expect(device.request({ method: 'GET', path: '/state/belt', timeoutMs: 5000 })).resolves.toEqual({
+    await expect(get(device, '/state/belt', 5000)).resolves.toEqual({
       position: 2.5,
       running: false,
     });
-    const bad = (await device
-      .request({ method: 'POST', path: '/move', body: { distance: 'far' }, timeoutMs: 5000 })
-      .catch((e: unknown) => e)) as DeviceAnswerError;
+    const bad = (await post(device, '/move', { distance: 'far' }, 5000).catch((e: unknown) => e)) as DeviceAnswerError;
     expect([bad.deviceStatus, bad.detail]).toEqual([400, 'distance must be a number, got "far"']);
-    const wrong = (await device.request({ method: 'GET', path: '/move', timeoutMs: 5000 }).catch((e: unknown) => e)) as DeviceAnswerError;
+    const wrong = (await get(device, '/move', 5000).catch((e: unknown) => e)) as DeviceAnswerError;
     expect(wrong.deviceStatus).toBe(405);
     await device.close();
     expect(await bridge.stop()).toBe(0);
@@ -59,8 +56,8 @@ describe('mock PLC bridge', () => {
     const socket = sockets.path('term.sock');
     const bridge = await spawnBridge({ socket });
     expect(existsSync(socket)).toBe(true);
-    const device = openDeviceTransport(bridge.target);
-    const pending = device.request({ method: 'POST', path: '/open', body: { hang: true }, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const device = openDevice(bridge.target);
+    const pending = post(device, '/open', { hang: true }, 10_000).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 200));
     expect(await bridge.stop('SIGTERM')).toBe(0);
     expect(existsSync(socket)).toBe(false);
@@ -78,8 +75,8 @@ describe('mock PLC bridge', () => {
     const second = bridgeSync(['--kind', 'door', '--socket', socket]);
     expect(second.status).toBe(2);
     expect(second.stderr).toContain(`another process is listening on ${socket}`);
-    const device = openDeviceTransport(live.target);
-    await expect(device.request({ method: 'GET', path: '/state/gripper', timeoutMs: 5000 })).resolves.toBe('empty');
+    const device = openDevice(live.target);
+    await expect(get(device, '/state/gripper', 5000)).resolves.toBe('empty');
     await device.close();
     expect(await live.stop()).toBe(0);
   });
@@ -110,21 +107,19 @@ describe('mock PLC bridge', () => {
 
   it('should fail every workflow call with --fail-rate 1 but still serve state', async () => {
     const bridge = await spawnBridge({ kind: 'door', args: ['--fail-rate', '1'] });
-    const device = openDeviceTransport(bridge.target);
-    const err = (await device
-      .request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 })
-      .catch((e: unknown) => e)) as DeviceAnswerError;
+    const device = openDevice(bridge.target);
+    const err = (await post(device, '/open', {}, 5000).catch((e: unknown) => e)) as DeviceAnswerError;
     expect([err.deviceStatus, err.detail]).toEqual([500, 'injected failure (fail-rate 1)']);
-    await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('closed');
+    await expect(get(device, '/state/door', 5000)).resolves.toBe('closed');
     await device.close();
     await bridge.stop();
   });
 
   it('should take about --delay-ms to answer a workflow', async () => {
     const bridge = await spawnBridge({ kind: 'door', args: ['--delay-ms', '250'] });
-    const device = openDeviceTransport(bridge.target);
+    const device = openDevice(bridge.target);
     const started = Date.now();
-    await device.request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 });
+    await post(device, '/open', {}, 5000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(240);
     await device.close();
     await bridge.stop();

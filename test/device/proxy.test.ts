@@ -3,10 +3,10 @@ import {
   DeviceAnswerError,
   DeviceTimeoutError,
   operationRunner,
-  openDeviceTransport,
+  openDevice,
   stateProxy,
   workflowProxy,
-  type DeviceTransport,
+  type DeviceClient,
   type StateDeclaration,
   type WorkflowDeclaration,
 } from '../../src/device/index.js';
@@ -31,12 +31,12 @@ const gripper: StateDeclaration = { name: 'gripper', capabilityClass: CAP, state
 
 let sockets: Awaited<ReturnType<typeof socketDir>>;
 let bridge: Bridge;
-let device: DeviceTransport;
+let device: DeviceClient;
 
 beforeAll(async () => {
   sockets = await socketDir();
   bridge = await spawnBridge({ kind: 'robot', socket: sockets.path('robot.sock') });
-  device = openDeviceTransport(bridge.target);
+  device = openDevice(bridge.target);
 });
 afterAll(async () => {
   await device.close();

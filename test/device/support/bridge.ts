@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { DeviceTarget } from '../../../src/device/index.js';
 
 /** Path of the bridge script. */
 export const BRIDGE = fileURLToPath(new URL('../../../examples/mock-plc-bridge/bridge.mjs', import.meta.url));
@@ -15,7 +14,8 @@ export const BRIDGE = fileURLToPath(new URL('../../../examples/mock-plc-bridge/b
 /** A running bridge. */
 export interface Bridge {
   child: ChildProcess;
-  target: DeviceTarget;
+  /** The device target: `unix:<socket>` or the bridge's URL. */
+  target: string;
   /** Every JSON line the bridge printed so far. */
   lines: Array<Record<string, unknown>>;
   /** Resolves with the exit code (or signal name) once the process has ended. */
@@ -39,7 +39,7 @@ export async function spawnBridge(options: BridgeOptions = {}): Promise<Bridge> 
   const lines: Array<Record<string, unknown>> = [];
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const parsed = JSON.parse(line) as Record<string, unknown>;
       lines.push(parsed);
       if (parsed.event === 'listening') resolve(parsed);
@@ -47,7 +47,7 @@ export async function spawnBridge(options: BridgeOptions = {}): Promise<Bridge> 
     void exited.then((code) => reject(new Error(`bridge exited (${String(code)}) before listening`)));
   });
   const ready = await listening;
-  const target: DeviceTarget = typeof ready.socket === 'string' ? { socketPath: ready.socket } : { url: String(ready.url) };
+  const target = typeof ready.socket === 'string' ? `unix:${ready.socket}` : String(ready.url);
   return {
     child,
     target,

@@ -4,11 +4,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DeviceTarget } from '../../../src/device/index.js';
 
 /** A running tiny server. */
 export interface TinyServer {
-  target: DeviceTarget;
+  /** The device target: `unix:<socket>` or `http://127.0.0.1:<port>`. */
+  target: string;
   /** Connections accepted so far (keep-alive shows as one connection for many requests). */
   connections(): number;
   close(): Promise<void>;
@@ -25,8 +25,7 @@ export async function startTinyServer(
     connections += 1;
   });
   await new Promise<void>((resolve) => server.listen(socketPath ?? { port: 0, host: '127.0.0.1' }, resolve));
-  const target: DeviceTarget =
-    socketPath === undefined ? { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } : { socketPath };
+  const target = socketPath === undefined ? `http://127.0.0.1:${(server.address() as AddressInfo).port}` : `unix:${socketPath}`;
   return {
     target,
     connections: () => connections,

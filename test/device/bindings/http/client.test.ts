@@ -6,13 +6,13 @@ import {
   DeviceError,
   DeviceTimeoutError,
   DeviceUnreachableError,
-  openDeviceTransport,
-  type DeviceTarget,
-  type DeviceTransport,
-} from '../../src/device/index.js';
-import { RuntimeError, ValueError } from '../../src/errors.js';
-import { requestLines, socketDir, spawnBridge, type Bridge } from './support/bridge.js';
-import { startTinyServer } from './support/tiny-server.js';
+  openDevice,
+  type DeviceClient,
+} from '../../../../src/device/index.js';
+import { ValueError } from '../../../../src/errors.js';
+import { requestLines, socketDir, spawnBridge, type Bridge } from '../../support/bridge.js';
+import { get, post } from '../../support/calls.js';
+import { startTinyServer } from '../../support/tiny-server.js';
 
 let sockets: Awaited<ReturnType<typeof socketDir>>;
 beforeAll(async () => {
@@ -22,17 +22,13 @@ afterAll(async () => {
   await sockets.cleanup();
 });
 
-function describeTarget(target: DeviceTarget): string {
-  return 'url' in target ? target.url : `unix:${target.socketPath}`;
-}
-
-describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the mock bridge', (kind) => {
+describe.each(['unix socket', 'tcp'] as const)('DeviceClient over %s to the mock bridge', (kind) => {
   let bridge: Bridge;
-  let device: DeviceTransport;
+  let device: DeviceClient;
 
   beforeAll(async () => {
     bridge = await spawnBridge(kind === 'tcp' ? {} : { socket: sockets.path('door.sock') });
-    device = openDeviceTransport(bridge.target);
+    device = openDevice(bridge.target);
   });
   afterAll(async () => {
     await device.close();
@@ -40,24 +36,22 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
   });
 
   it('should describe the target as the URL or unix:<path>', () => {
-    expect(device.description).toBe(describeTarget(bridge.target));
+    expect(device.description).toBe(bridge.target);
   });
 
   it('should POST JSON and return the parsed JSON answer, then read the state live', async () => {
-    await expect(device.request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 })).resolves.toEqual({ ok: true, door: 'open' });
-    await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('open');
-    await device.request({ method: 'POST', path: '/close', body: { speed: 1 }, timeoutMs: 5000 });
-    await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('closed');
+    await expect(post(device, '/open', {}, 5000)).resolves.toEqual({ ok: true, door: 'open' });
+    await expect(get(device, '/state/door', 5000)).resolves.toBe('open');
+    await post(device, '/close', { speed: 1 }, 5000);
+    await expect(get(device, '/state/door', 5000)).resolves.toBe('closed');
   });
 
   it('should return null for an empty 2xx body', async () => {
-    await expect(device.request({ method: 'POST', path: '/reset', timeoutMs: 5000 })).resolves.toBeNull();
+    await expect(post(device, '/reset', {}, 5000)).resolves.toBeNull();
   });
 
   it('should turn a 500 with a detail into a DeviceAnswerError that keeps status and detail', async () => {
-    const err = await device
-      .request({ method: 'POST', path: '/open', body: { fail: 'door jammed' }, timeoutMs: 5000 })
-      .catch((e: unknown) => e);
+    const err = await post(device, '/open', { fail: 'door jammed' }, 5000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeviceAnswerError);
     const answer = err as DeviceAnswerError;
     expect(answer).toBeInstanceOf(DeviceError);
@@ -68,9 +62,7 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
   });
 
   it('should report an unknown path as the device answering 404', async () => {
-    const err = (await device
-      .request({ method: 'GET', path: '/state/nothing', timeoutMs: 5000 })
-      .catch((e: unknown) => e)) as DeviceAnswerError;
+    const err = (await get(device, '/state/nothing', 5000).catch((e: unknown) => e)) as DeviceAnswerError;
     expect(err).toBeInstanceOf(DeviceAnswerError);
     expect(err.deviceStatus).toBe(404);
     expect(err.detail).toBe('a door bridge has no GET /state/nothing');
@@ -78,22 +70,18 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
 
   it('should fail a hung call with DeviceTimeoutError near its timeout and keep working', async () => {
     const started = Date.now();
-    const err = (await device
-      .request({ method: 'POST', path: '/open', body: { hang: true }, timeoutMs: 300 })
-      .catch((e: unknown) => e)) as DeviceTimeoutError;
+    const err = (await post(device, '/open', { hang: true }, 300).catch((e: unknown) => e)) as DeviceTimeoutError;
     const elapsed = Date.now() - started;
     expect(err).toBeInstanceOf(DeviceTimeoutError);
     expect([err.status, err.code, err.timeoutMs]).toEqual([504, 'SM_DEVICE_TIMEOUT', 300]);
     expect(err.message).toContain(`POST /open on device ${device.description} got no answer within 300 ms`);
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(2000);
-    await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('closed');
+    await expect(get(device, '/state/door', 5000)).resolves.toBe('closed');
   });
 
   it('should answer many concurrent calls over the pool', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => device.request({ method: 'POST', path: i % 2 ? '/open' : '/close', body: {}, timeoutMs: 5000 })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(device, i % 2 ? '/open' : '/close', {}, 5000)));
     expect(answers.filter((a) => (a as { door: string }).door === 'open')).toHaveLength(10);
   });
 
@@ -104,14 +92,12 @@ describe.each(['unix socket', 'tcp'] as const)('DeviceTransport over %s to the m
   });
 });
 
-describe('DeviceTransport when the device is not there', () => {
+describe('DeviceClient when the device is not there', () => {
   it('should report a refused TCP connection as DeviceUnreachableError naming the target', async () => {
     const server = await startTinyServer(() => undefined);
     await server.close();
-    const device = openDeviceTransport(server.target);
-    const err = (await device
-      .request({ method: 'POST', path: '/open', body: {}, timeoutMs: 2000 })
-      .catch((e: unknown) => e)) as DeviceUnreachableError;
+    const device = openDevice(server.target);
+    const err = (await post(device, '/open', {}, 2000).catch((e: unknown) => e)) as DeviceUnreachableError;
     await device.close();
     expect(err).toBeInstanceOf(DeviceUnreachableError);
     expect([err.status, err.code, err.reasonCode]).toEqual([502, 'SM_DEVICE_UNREACHABLE', 'ECONNREFUSED']);
@@ -121,10 +107,8 @@ describe('DeviceTransport when the device is not there', () => {
   });
 
   it('should report a missing socket file as DeviceUnreachableError (ENOENT)', async () => {
-    const device = openDeviceTransport({ socketPath: sockets.path('missing.sock') });
-    const err = (await device
-      .request({ method: 'GET', path: '/state/door', timeoutMs: 2000 })
-      .catch((e: unknown) => e)) as DeviceUnreachableError;
+    const device = openDevice(`unix:${sockets.path('missing.sock')}`);
+    const err = (await get(device, '/state/door', 2000).catch((e: unknown) => e)) as DeviceUnreachableError;
     await device.close();
     expect(err).toBeInstanceOf(DeviceUnreachableError);
     expect(err.reasonCode).toBe('ENOENT');
@@ -136,10 +120,10 @@ describe('DeviceTransport when the device is not there', () => {
   it('should survive the bridge dying mid-request, then reach a restarted bridge on the same socket', async () => {
     const socket = sockets.path('dies.sock');
     const first = await spawnBridge({ socket });
-    const device = openDeviceTransport(first.target);
-    await expect(device.request({ method: 'POST', path: '/open', body: {}, timeoutMs: 5000 })).resolves.toEqual({ ok: true, door: 'open' });
+    const device = openDevice(first.target);
+    await expect(post(device, '/open', {}, 5000)).resolves.toEqual({ ok: true, door: 'open' });
     const started = Date.now();
-    const pending = device.request({ method: 'POST', path: '/close', body: { hang: true }, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const pending = post(device, '/close', { hang: true }, 10_000).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 300));
     await first.stop('SIGKILL');
     const err = (await pending) as DeviceUnreachableError;
@@ -147,51 +131,41 @@ describe('DeviceTransport when the device is not there', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(err.message).toContain('did the bridge crash?');
     // The killed bridge left its socket file behind: nobody listens on it.
-    const stale = (await device
-      .request({ method: 'GET', path: '/state/door', timeoutMs: 2000 })
-      .catch((e: unknown) => e)) as DeviceUnreachableError;
+    const stale = (await get(device, '/state/door', 2000).catch((e: unknown) => e)) as DeviceUnreachableError;
     expect(stale.reasonCode).toBe('ECONNREFUSED');
     const second = await spawnBridge({ socket });
-    await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 5000 })).resolves.toBe('closed');
+    await expect(get(device, '/state/door', 5000)).resolves.toBe('closed');
     await device.close();
     await second.stop();
   });
 });
 
-describe('DeviceTransport lifecycle and checks', () => {
+describe('DeviceClient lifecycle and checks', () => {
   it('should reuse keep-alive connections for sequential calls', async () => {
     const server = await startTinyServer((_req, res) => res.setHeader('content-type', 'application/json').end('1'));
-    const device = openDeviceTransport(server.target);
-    for (let i = 0; i < 10; i += 1) await device.request({ method: 'GET', path: '/x', timeoutMs: 2000 });
+    const device = openDevice(server.target);
+    for (let i = 0; i < 10; i += 1) await get(device, '/x', 2000);
     // The agent may open a second connection while the first is still being released.
     expect(server.connections()).toBeLessThanOrEqual(2);
     await device.close();
     await server.close();
   });
 
-  it('should refuse requests after close with a RuntimeError, and close twice quietly', async () => {
-    const device = openDeviceTransport({ url: 'http://127.0.0.1:9' });
-    await device.close();
-    await device.close();
-    await expect(device.request({ method: 'GET', path: '/state/door', timeoutMs: 100 })).rejects.toThrow(RuntimeError);
-  });
-
-  it('should refuse a bad path or timeout before sending anything', async () => {
+  it('should refuse a bad path, method or timeout when the call is prepared, and a body that is not JSON, before sending anything', async () => {
     const server = await startTinyServer((_req, res) => res.end('1'));
-    const device = openDeviceTransport(server.target);
-    await expect(device.request({ method: 'GET', path: 'state/door', timeoutMs: 100 })).rejects.toThrow(
-      'device path "state/door" is not an absolute path',
+    const device = openDevice(server.target);
+    const form = { label: 'workflow "open"', path: '/open', timeoutMs: 100 };
+    expect(() => device.reader({ ...form, path: 'state/door' })).toThrow('workflow "open" path "state/door" is not an absolute path');
+    expect(() => device.invoker({ ...form, path: '//evil.example/x' })).toThrow(ValueError);
+    expect(() => device.invoker({ ...form, method: 'GET' })).toThrow(
+      'workflow "open" has method "GET"; device workflows are called with POST',
     );
-    await expect(device.request({ method: 'GET', path: '//evil.example/x', timeoutMs: 100 })).rejects.toThrow(ValueError);
-    await expect(device.request({ method: 'GET', path: '/x', timeoutMs: 0 })).rejects.toThrow(
-      'timeoutMs 0 is not a positive whole number of milliseconds',
-    );
+    expect(() => device.reader({ ...form, method: 'POST' })).toThrow('workflow "open" has method "POST"; device states are read with GET');
+    expect(() => device.reader({ ...form, timeoutMs: 0 })).toThrow('timeoutMs 0 is not a positive whole number of milliseconds');
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    await expect(device.request({ method: 'POST', path: '/x', body: cyclic, timeoutMs: 100 })).rejects.toThrow(
-      `the body of POST /x for device ${device.description} is not JSON`,
-    );
-    await expect(device.request({ method: 'POST', path: '/x', body: 10n, timeoutMs: 100 })).rejects.toThrow(ValueError);
+    await expect(post(device, '/x', cyclic, 100)).rejects.toThrow(`the body of POST /x for device ${device.description} is not JSON`);
+    await expect(post(device, '/x', { n: 10n }, 100)).rejects.toThrow(ValueError);
     expect(server.connections()).toBe(0);
     await device.close();
     await server.close();
@@ -206,9 +180,9 @@ describe('DeviceTransport lifecycle and checks', () => {
       },
     });
     const server = await startTinyServer((req, res) => res.writeHead(req.url === '/bad' ? 500 : 200).end('{}'));
-    const device = openDeviceTransport(server.target, { logger: pino({ level: 'debug' }, sink) });
-    await device.request({ method: 'GET', path: '/ok', timeoutMs: 2000 });
-    await device.request({ method: 'GET', path: '/bad', timeoutMs: 2000 }).catch(() => undefined);
+    const device = openDevice(server.target, { logger: pino({ level: 'debug' }, sink) });
+    await get(device, '/ok', 2000);
+    await get(device, '/bad', 2000).catch(() => undefined);
     await device.close();
     await server.close();
     expect(lines.map((l) => [l.device, l.method, l.path, l.outcome, l.msg])).toEqual([

@@ -1,15 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  DeviceAnswerError,
-  DeviceReplyError,
-  DeviceTimeoutError,
-  openDeviceTransport,
-  type DeviceTransport,
-} from '../../src/device/index.js';
-import { LIMITS } from '../../src/limits.js';
-import { socketDir } from './support/bridge.js';
-import { bodyText, startTinyServer, type TinyServer } from './support/tiny-server.js';
+import { DeviceAnswerError, DeviceReplyError, DeviceTimeoutError, openDevice, type DeviceClient } from '../../../../src/device/index.js';
+import { LIMITS } from '../../../../src/limits.js';
+import { socketDir } from '../../support/bridge.js';
+import { get, post } from '../../support/calls.js';
+import { bodyText, startTinyServer, type TinyServer } from '../../support/tiny-server.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -23,13 +18,13 @@ afterAll(async () => {
 
 describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) => {
   let server: TinyServer | undefined;
-  let device: DeviceTransport | undefined;
+  let device: DeviceClient | undefined;
   let count = 0;
 
-  async function serve(handler: Handler, maxReplyBytes?: number): Promise<DeviceTransport> {
+  async function serve(handler: Handler, maxReplyBytes?: number): Promise<DeviceClient> {
     count += 1;
     server = await startTinyServer(handler, kind === 'tcp' ? undefined : sockets.path(`reply-${count}.sock`));
-    device = openDeviceTransport(server.target, maxReplyBytes === undefined ? {} : { maxReplyBytes });
+    device = openDevice(server.target, maxReplyBytes === undefined ? {} : { maxReplyBytes });
     return device;
   }
 
@@ -40,18 +35,19 @@ describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) 
     server = undefined;
   });
 
-  async function failure(d: DeviceTransport, method: 'GET' | 'POST' = 'GET', timeoutMs = 3000): Promise<unknown> {
-    return d.request({ method, path: '/state/x', timeoutMs }).catch((e: unknown) => e);
+  async function failure(d: DeviceClient, method: 'GET' | 'POST' = 'GET', timeoutMs = 3000): Promise<unknown> {
+    return (method === 'GET' ? get(d, '/state/x', timeoutMs) : post(d, '/state/x', {}, timeoutMs)).catch((e: unknown) => e);
   }
 
   it('should send the body as JSON with JSON headers and return the echoed value', async () => {
-    const d = await serve(async (req, res) => {
-      const text = await bodyText(req);
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ type: req.headers['content-type'], accept: req.headers.accept, got: JSON.parse(text) as unknown }));
+    const d = await serve((req, res) => {
+      void bodyText(req).then((text) => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ type: req.headers['content-type'], accept: req.headers.accept, got: JSON.parse(text) as unknown }));
+      });
     });
     const body = { a: 1, s: 'ü "q"', nested: [true, null] };
-    await expect(d.request({ method: 'POST', path: '/echo', body, timeoutMs: 3000 })).resolves.toEqual({
+    await expect(post(d, '/echo', body, 3000)).resolves.toEqual({
       type: 'application/json',
       accept: 'application/json',
       got: body,
@@ -70,8 +66,8 @@ describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) 
 
   it('should accept JSON whatever the content type says, and null for an empty 200', async () => {
     const d = await serve((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(req.url === '/empty' ? '' : '"closed"'));
-    await expect(d.request({ method: 'GET', path: '/state/door', timeoutMs: 3000 })).resolves.toBe('closed');
-    await expect(d.request({ method: 'GET', path: '/empty', timeoutMs: 3000 })).resolves.toBeNull();
+    await expect(get(d, '/state/door', 3000)).resolves.toBe('closed');
+    await expect(get(d, '/empty', 3000)).resolves.toBeNull();
   });
 
   it('should reject a reply declared larger than the limit without reading it', async () => {
@@ -96,7 +92,7 @@ describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) 
     const fits = `"${'z'.repeat(LIMITS.deviceReplyMaxBytes - 2)}"`;
     const d = await serve((req, res) => res.end(req.url === '/fits' ? fits : big));
     await expect(failure(d)).resolves.toBeInstanceOf(DeviceReplyError);
-    await expect(d.request({ method: 'GET', path: '/fits', timeoutMs: 5000 })).resolves.toHaveLength(LIMITS.deviceReplyMaxBytes - 2);
+    await expect(get(d, '/fits', 5000)).resolves.toHaveLength(LIMITS.deviceReplyMaxBytes - 2);
   });
 
   it('should keep the status and a preview of a non-JSON error body', async () => {
@@ -118,7 +114,7 @@ describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) 
     const err = (await failure(d)) as DeviceAnswerError;
     expect(err.detail).toEqual(detail);
     expect(err.message).toContain(`answered HTTP 422: ${JSON.stringify(detail)}`);
-    const empty = (await d.request({ method: 'POST', path: '/y', timeoutMs: 3000 }).catch((e: unknown) => e)) as DeviceAnswerError;
+    const empty = (await post(d, '/y', {}, 3000).catch((e: unknown) => e)) as DeviceAnswerError;
     expect([empty.deviceStatus, empty.bodyPreview]).toEqual([409, '']);
     expect(empty.message).toContain('answered HTTP 409: (empty body)');
   });

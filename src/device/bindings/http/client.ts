@@ -1,0 +1,195 @@
+/**
+ * The HTTP binding's client: JSON over HTTP, on loopback TCP or a Unix socket. Both kinds go
+ * through one keep-alive `node:http` agent built once, and every declared workflow or state gets
+ * its request options built once, so the proxy hop stays at a fraction of a millisecond
+ * (DESIGN.md §11); they differ only in how the agent connects.
+ * Node's own client rather than undici's: the server side has loaded it already, where undici
+ * would add about 7 MB to every sidecar's memory for the same round trip.
+ */
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { RuntimeError, ValueError } from '../../../errors.js';
+import type { Logger } from '../../../lib/logger.js';
+import { LIMITS } from '../../../limits.js';
+import type { DeviceClient, DeviceClientSettings, DeviceForm, DeviceHealth, StateReader, WorkflowInvoker } from '../../client.js';
+import {
+  DeviceAnswerError,
+  DeviceError,
+  DeviceReplyError,
+  DeviceTimeoutError,
+  DeviceUnreachableError,
+  type DeviceCall,
+} from '../../errors.js';
+import { connectionFailure } from '../../failure.js';
+import { assertTimeout, shown } from '../../values.js';
+import { readReply } from './reply.js';
+import { assertDevicePath, type HttpTarget } from './target.js';
+
+/**
+ * Idle connections are closed after this long unless the device announces its own keep-alive
+ * timeout (the agent then closes them a second before it): shorter than the 5 s of a Node or
+ * Python bridge, so a request is never written to a connection the bridge is just closing.
+ */
+const IDLE_CONNECTION_MS = 4_000;
+
+const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
+const ACCEPT_HEADERS = { accept: 'application/json' };
+
+/** One declared workflow or state, as the client sends it: built once, by invoker() or reader(). */
+interface Route {
+  /** Given to `http.request` as is on every call (it copies them, it does not change them). */
+  readonly options: RequestOptions;
+  readonly call: DeviceCall;
+  readonly timeoutMs: number;
+}
+
+/** One call in flight: its request, and why it was cut if it was. */
+interface Flight {
+  request?: ClientRequest;
+  timedOut: boolean;
+  /** Set by close(): the error the call rejects with. */
+  abandoned?: RuntimeError;
+}
+
+/** The HTTP binding's {@link DeviceClient}. */
+export class HttpDeviceClient implements DeviceClient {
+  readonly description: string;
+  private readonly agent: HttpAgent;
+  private readonly send: typeof httpRequest;
+  private readonly maxReplyBytes: number;
+  private readonly log: Logger;
+  /** The probe of health(): HEAD on the base path, which any HTTP server answers somehow. */
+  private readonly probe: Route;
+  private closed = false;
+  /** The calls in flight, so close() can abandon them. */
+  private readonly inFlight = new Set<Flight>();
+
+  constructor(
+    private readonly target: HttpTarget,
+    settings: DeviceClientSettings,
+  ) {
+    this.description = target.description;
+    this.maxReplyBytes = settings.maxReplyBytes;
+    this.log = settings.logger;
+    const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' as const };
+    this.agent = target.secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    this.send = target.secure ? httpsRequest : httpRequest;
+    this.probe = this.route('HEAD', '/', LIMITS.deviceTimeoutMs);
+  }
+
+  invoker(form: DeviceForm): WorkflowInvoker {
+    if (form.method !== undefined && form.method !== 'POST') {
+      throw new ValueError(`${form.label} has method ${shown(form.method)}; device workflows are called with POST`);
+    }
+    const route = this.route('POST', assertDevicePath(form.path, `${form.label} path`), form.timeoutMs);
+    return (args) => this.call(route, args);
+  }
+
+  reader(form: DeviceForm): StateReader {
+    if (form.method !== undefined && form.method !== 'GET') {
+      throw new ValueError(`${form.label} has method ${shown(form.method)}; device states are read with GET`);
+    }
+    const route = this.route('GET', assertDevicePath(form.path, `${form.label} path`), form.timeoutMs);
+    return () => this.call(route, undefined);
+  }
+
+  async health(options: { timeoutMs?: number } = {}): Promise<DeviceHealth> {
+    const probe = options.timeoutMs === undefined ? this.probe : { ...this.probe, timeoutMs: assertTimeout(options.timeoutMs) };
+    const started = performance.now();
+    try {
+      await this.call(probe, undefined);
+    } catch (err) {
+      // An answer that is not a success still came from the device: it is there.
+      if (err instanceof DeviceUnreachableError || err instanceof DeviceTimeoutError) return { reachable: false, error: err };
+      if (!(err instanceof DeviceError)) throw err;
+    }
+    return { reachable: true, ms: performance.now() - started };
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    for (const flight of this.inFlight) {
+      flight.abandoned = new RuntimeError(
+        `device ${this.description} was closed while a call was waiting for the device; the call was abandoned`,
+      );
+      flight.request?.destroy();
+    }
+    this.agent.destroy();
+    return Promise.resolve();
+  }
+
+  private route(method: string, path: string, timeoutMs: number): Route {
+    const options: RequestOptions = {
+      ...this.target.connect,
+      agent: this.agent,
+      method,
+      path: this.target.basePath + path,
+      headers: method === 'POST' ? JSON_HEADERS : ACCEPT_HEADERS,
+    };
+    return { options, call: { target: this.description, method, path }, timeoutMs: assertTimeout(timeoutMs) };
+  }
+
+  /** Sends one request and reads its reply under the route's timeout. */
+  private async call(route: Route, value: unknown): Promise<unknown> {
+    if (this.closed) throw new RuntimeError(`device ${this.description} is closed; ${route.call.method} ${route.call.path} was not sent`);
+    const body = value === undefined ? undefined : jsonBody(value, route.call);
+    const flight: Flight = { timedOut: false };
+    // One timer bounds the whole call, body included: it cuts the connection, which fails
+    // whatever is being waited for (the head or the body).
+    const timer = setTimeout(() => {
+      flight.timedOut = true;
+      flight.request?.destroy();
+    }, route.timeoutMs);
+    this.inFlight.add(flight);
+    const started = performance.now();
+    try {
+      const response = await this.exchange(route.options, body, flight);
+      const reply = await readReply(response, route.call, this.maxReplyBytes);
+      this.logDone(route.call, response.statusCode ?? 0, started);
+      return reply;
+    } catch (err) {
+      if (flight.abandoned) throw flight.abandoned;
+      const failure = isDeviceReplyFailure(err) ? err : connectionFailure(err, route.call, route.timeoutMs, flight.timedOut);
+      this.logDone(route.call, failure.code, started);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(flight);
+    }
+  }
+
+  /** Sends one request; resolves with the response once its head has arrived. */
+  private exchange(options: RequestOptions, body: string | undefined, flight: Flight): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const request = (flight.request = this.send(options, resolve));
+      request.on('error', reject);
+      // Set here rather than in a headers object per call: the head is only written by end().
+      if (body !== undefined) request.setHeader('content-length', Buffer.byteLength(body));
+      request.end(body);
+    });
+  }
+
+  private logDone(call: DeviceCall, outcome: number | string, started: number): void {
+    if (!this.log.isLevelEnabled('debug')) return;
+    const ms = Math.round((performance.now() - started) * 1000) / 1000;
+    this.log.debug({ method: call.method, path: call.path, outcome, ms }, 'device call');
+  }
+}
+
+/** Errors readReply already classified (answer and reply errors), passed through unchanged. */
+function isDeviceReplyFailure(err: unknown): err is DeviceAnswerError | DeviceReplyError {
+  return err instanceof DeviceAnswerError || err instanceof DeviceReplyError;
+}
+
+function jsonBody(value: unknown, call: DeviceCall): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON: ${(err as Error).message}`);
+  }
+  if (text === undefined)
+    throw new ValueError(`the body of ${call.method} ${call.path} for device ${call.target} is not JSON (got ${typeof value})`);
+  return text;
+}
