@@ -38,19 +38,24 @@ export function registerDeviceBinding(binding: DeviceBinding): () => void {
 
 for (const binding of BUILT_IN) registerDeviceBinding(binding);
 
+/** The schemes served, as error messages list them: `"unix:", "http:", "https:"`. */
+const knownSchemes = (): string => [...bindings.keys()].map((s) => `"${s}:"`).join(', ');
+
 /** The binding for `target`'s scheme, and how that binding describes the target. */
 function bound(target: unknown): { binding: DeviceBinding; description: string } {
   if (typeof target !== 'string') throw new ValueError(`device target ${shown(target)} is not a string`);
   const scheme = SCHEME.exec(target)?.[1]?.toLowerCase();
-  const known = [...bindings.keys()].map((s) => `"${s}:"`).join(', ');
   if (scheme === undefined) {
     throw new ValueError(
-      `device target ${shown(target)} names no scheme (expected e.g. "unix:/run/door.sock" or "http://127.0.0.1:9000"; known schemes: ${known})`,
+      `device target ${shown(target)} names no scheme (expected e.g. "unix:/run/door.sock" or "http://127.0.0.1:9000"; known schemes: ${knownSchemes()})`,
     );
   }
   const binding = bindings.get(scheme);
-  if (!binding)
-    throw new ValueError(`device target ${shown(target)} has scheme "${scheme}:", which no device binding serves (known: ${known})`);
+  if (!binding) {
+    throw new ValueError(
+      `device target ${shown(target)} has scheme "${scheme}:", which no device binding serves (known: ${knownSchemes()})`,
+    );
+  }
   return { binding, description: binding.describe(target) };
 }
 
