@@ -12,15 +12,9 @@ import { RuntimeError, ValueError } from '../../../errors.js';
 import type { Logger } from '../../../lib/logger.js';
 import { LIMITS } from '../../../limits.js';
 import type { DeviceClient, DeviceClientSettings, DeviceForm, DeviceHealth, StateReader, WorkflowInvoker } from '../../client.js';
-import {
-  DeviceAnswerError,
-  DeviceError,
-  DeviceReplyError,
-  DeviceTimeoutError,
-  DeviceUnreachableError,
-  type DeviceCall,
-} from '../../errors.js';
+import { DeviceAnswerError, DeviceReplyError, type DeviceCall } from '../../errors.js';
 import { connectionFailure } from '../../failure.js';
+import { probeHealth } from '../../health.js';
 import { assertTimeout, shown } from '../../values.js';
 import { readReply } from './reply.js';
 import { assertDevicePath, type HttpTarget } from './target.js';
@@ -93,17 +87,9 @@ export class HttpDeviceClient implements DeviceClient {
     return () => this.call(route, undefined);
   }
 
-  async health(options: { timeoutMs?: number } = {}): Promise<DeviceHealth> {
+  health(options: { timeoutMs?: number } = {}): Promise<DeviceHealth> {
     const probe = options.timeoutMs === undefined ? this.probe : { ...this.probe, timeoutMs: assertTimeout(options.timeoutMs) };
-    const started = performance.now();
-    try {
-      await this.call(probe, undefined);
-    } catch (err) {
-      // An answer that is not a success still came from the device: it is there.
-      if (err instanceof DeviceUnreachableError || err instanceof DeviceTimeoutError) return { reachable: false, error: err };
-      if (!(err instanceof DeviceError)) throw err;
-    }
-    return { reachable: true, ms: performance.now() - started };
+    return probeHealth(() => this.call(probe, undefined));
   }
 
   close(): Promise<void> {
