@@ -69,4 +69,11 @@ export {
 } from './possession.js';
 
 // Errors the operations above throw (all of them are exported by the package root too).
-export { OntologyGroundTruthError, OperationResolutionError, TransitionConflictError, ValidationError, ValueError } from '../errors.js';
+export {
+  SemanticMiddlewareError,
+  OntologyGroundTruthError,
+  OperationResolutionError,
+  TransitionConflictError,
+  ValidationError,
+  ValueError,
+} from '../errors.js';
