@@ -38,19 +38,5 @@ export {
   mintPossessionStateIri,
 } from './iri/mint.js';
 
-// Errors: every error the package throws (the subpaths re-export the ones their operations throw).
-export {
-  SemanticMiddlewareError,
-  ValueError,
-  RuntimeError,
-  OntologyGroundTruthError,
-  ValidationError,
-  OperationResolutionError,
-  OperationQueueEmpty,
-  HandoverPreconditionError,
-  TransitionConflictError,
-  StoreError,
-  UnavailableError,
-  TriggerDeliveryError,
-  OperationTimeoutError,
-} from './errors.js';
+// Errors: every error class the package throws (`errors.ts` holds nothing else).
+export * from './errors.js';

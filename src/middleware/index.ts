@@ -37,19 +37,5 @@ export type { ActivityFeed, ActivityEntry, ActivityKind } from './runtime/activi
 // into `svc:executionResult` when it fails an Operation itself.
 export { APP_TITLE, APP_WELCOME, RECLAIM_REASON, SHUTDOWN_REASON } from './constants.js';
 
-// Errors the class throws (all of them are exported by the package root too).
-export {
-  SemanticMiddlewareError,
-  ValueError,
-  RuntimeError,
-  OntologyGroundTruthError,
-  ValidationError,
-  OperationResolutionError,
-  OperationQueueEmpty,
-  HandoverPreconditionError,
-  TransitionConflictError,
-  StoreError,
-  UnavailableError,
-  TriggerDeliveryError,
-  OperationTimeoutError,
-} from '../errors.js';
+// Errors: every error class, as the package root exports them (`errors.ts` holds nothing else).
+export * from '../errors.js';
