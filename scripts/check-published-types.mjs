@@ -64,9 +64,16 @@ export async function use(options: RegisterServiceOptions): Promise<RequestListe
 `;
 }
 
+/** Runs a Node CLI; its output is shown only when it fails. */
 function run(what, file, args, cwd) {
-  console.log(`> ${what}`);
-  execFileSync(process.execPath, [file, ...args], { cwd, stdio: 'inherit' });
+  try {
+    execFileSync(process.execPath, [file, ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
+    console.log(`ok: ${what}`);
+  } catch (error) {
+    process.stdout.write(error.stdout ?? '');
+    process.stderr.write(error.stderr ?? '');
+    throw new Error(`${what} failed`, { cause: error });
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'published-types-'));
@@ -74,7 +81,7 @@ try {
   const packed = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--offline', '--pack-destination', work], {
     cwd: root,
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tarball = join(work, JSON.parse(packed)[0].filename);
 
@@ -119,6 +126,7 @@ try {
   );
   console.log('The published types compile in a strict consumer.');
 } catch (error) {
+  if (error.stderr && !error.cause) process.stderr.write(error.stderr);
   console.error(`\nPublished types check failed${keep ? ` (scratch project kept in ${work})` : ''}: ${error.message.split('\n')[0]}`);
   process.exitCode = 1;
 } finally {
