@@ -142,9 +142,9 @@ async function main() {
   show(`POST /workflows/close/execute -> ${closed.status} ${await closed.text()}`);
 
   step(6, "Handover: robot1 puts a part onto conveyor1, in two steps through robot1's local API");
-  const { OGM, openRemoteStore } = await import('../dist/index.js');
+  const { OGM, openStore } = await import('../dist/index.js');
   const { createPossession } = await import('../dist/registration/index.js');
-  const store = openRemoteStore({ queryUrl: storeUrl });
+  const store = await openStore({ kind: 'remote', queryUrl: storeUrl });
   const ogm = new OGM({ store });
   const part = `${PLANT}demo-part-${Date.now()}`;
   await ogm.create({ iri: part, type: `${PLANT}Part` });

@@ -1,17 +1,42 @@
 /**
- * semantic-middleware: the vocabulary, IRIs, store seam, OGM and ontology provisioning. The
- * spec's modules are the subpaths `semantic-middleware/registration` and
- * `semantic-middleware/middleware`.
+ * `semantic-middleware`: what a library user needs to open a store, provision the ontology and
+ * read and write through the OGM, plus the vocabulary, the IRI helpers and every error class.
+ * The spec's modules are the subpaths `semantic-middleware/registration` (the registration
+ * operations) and `semantic-middleware/middleware` (the `SemanticMiddleware` class).
+ *
+ * This list is the package's public API: a symbol added or removed here changes the API report
+ * (`api/`, regenerated with `npm run api:update`). Internals are imported by path inside the
+ * package, never through this file.
+ *
+ * @packageDocumentation
  */
-export * from './errors.js';
-export * from './vocab/index.js';
-export * from './iri/index.js';
-export * from './ogm/index.js';
-export { LIMITS } from './limits.js';
-export type { TripleStore, Bindings, RdfFormat, LoadOptions, ConditionalUpdateCheck } from './store/triple-store.js';
-export { namedNode, literal, langLiteral, dateTimeLiteral, type Term, type NamedNodeTerm, type LiteralTerm } from './store/terms.js';
+
+// Stores: open one from a spec, or from the text form used by flags and `SM_STORE`.
 export { openStore, parseStoreUrl, type StoreSpec } from './store/open-store.js';
-export { openEmbeddedStore } from './store/embedded-store.js';
-export { openRemoteStore, type RemoteStoreOptions } from './store/remote-store.js';
-export { provisionOntology, loadOntologyFiles } from './ontology/provision.js';
-export { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE, type OntologyFile } from './ontology/files.js';
+export type { TripleStore } from './store/triple-store.js';
+
+// The OGM: the one validated read and write path.
+export { OGM, type OgmOptions, type CreateInput, type CommitInput, type Individual } from './ogm/ogm.js';
+
+// Ontology provisioning: the bundled modules, and the user's own ontology files.
+export { provisionOntology, loadOntologyFiles, type ProvisionOptions } from './ontology/provision.js';
+
+// Vocabulary: the spec's terms and the Operation status values.
+export { svc, cfc, mes } from './vocab/terms.js';
+export { OperationStatus } from './vocab/status.js';
+
+// IRI helpers: validation, address normalization, the lined mangling and the spec's minting.
+export { isIri, assertIri } from './iri/validate.js';
+export { normalizeAddress } from './iri/address.js';
+export { lined, fromLined } from './iri/lined.js';
+export {
+  mintServiceIri,
+  mintWorkflowIri,
+  mintCapabilityIri,
+  mintStatePropertyIri,
+  mintOperationIri,
+  mintPossessionStateIri,
+} from './iri/mint.js';
+
+// Errors: every error class the package throws (`errors.ts` holds nothing else).
+export * from './errors.js';

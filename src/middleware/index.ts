@@ -1,37 +1,41 @@
 /**
  * `semantic-middleware/middleware`: the SemanticMiddleware class of the spec
  * (`semantic_middleware.middleware`), its modes, options, callback types and errors.
+ * The OGM, the store and the vocabulary come from the package root.
  *
  * This package has no semantic connectors: `autoregisterConnectors`, `connectorSyncDirection`
  * and `connectorRegistry` are accepted and validated for parity with the spec, and have no effect.
+ *
+ * @packageDocumentation
  */
-export {
-  HandoverPreconditionError,
-  OntologyGroundTruthError,
-  OperationQueueEmpty,
-  OperationResolutionError,
-  OperationTimeoutError,
-  RuntimeError,
-  SemanticMiddlewareError,
-  StoreError,
-  TransitionConflictError,
-  TriggerDeliveryError,
-  UnavailableError,
-  ValidationError,
-  ValueError,
-} from '../errors.js';
-export { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
+
+// The class and its construction.
 export { SemanticMiddleware } from './semantic-middleware.js';
-export { APP_TITLE, APP_WELCOME, RECLAIM_REASON, SHUTDOWN_REASON } from './constants.js';
-export { Mode, MODES, SyncDirection, SYNC_DIRECTIONS } from './runtime/mode.js';
-export type { Phase } from './runtime/context.js';
 export type { ClassScope, EnsureTransport, FetchFunction, OutgoingTokens, SemanticMiddlewareOptions, TlsOptions } from './options.js';
+export { Mode, SyncDirection } from './runtime/mode.js';
+export type { Phase } from './runtime/context.js';
+
+// Serving: workflows and state properties, and the built-in event-trigger workflow's name.
 export type { WorkflowOptions, StateOptions } from './runtime/registry.js';
+export type { StateGetter, WorkflowHandler, WorkflowArguments } from './surface/contract.js';
+export { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
+
+// Dispatching and running Operations: request, claimNext / registerCallback, handover.
+export type { RequestOptions, RequestBody, OperationDraft } from './operations/request.js';
 export type { Claimed, ClaimBody } from './operations/claim.js';
 export type { OperationCallback } from './runtime/callback-worker.js';
-export type { RequestOptions, RequestBody, OperationDraft } from './operations/request.js';
-export type { HandoverOptions, HandoverBody } from './operations/handover.js';
 export type { DataValue } from './operations/operation-data.js';
+export type { HandoverOptions, HandoverBody } from './operations/handover.js';
+
+// Watching an Operation's outcome, with or without an instance.
 export { readOperation, waitForOperation, type OperationSnapshot, type WaitOptions } from './operations/operation-watch.js';
-export { ActivityFeed, type ActivityEntry, type ActivityKind } from './runtime/activity-feed.js';
-export type { HttpSurface, StateGetter, WorkflowHandler, WorkflowArguments, TriggerAnswer } from './surface/contract.js';
+
+// The activity feed (`activityFeed: true`).
+export type { ActivityFeed, ActivityEntry, ActivityKind } from './runtime/activity-feed.js';
+
+// Fixed texts: the web application's title and welcome, and the reasons the middleware writes
+// into `svc:executionResult` when it fails an Operation itself.
+export { APP_TITLE, APP_WELCOME, RECLAIM_REASON, SHUTDOWN_REASON } from './constants.js';
+
+// Errors: every error class, as the package root exports them (`errors.ts` holds nothing else).
+export * from '../errors.js';

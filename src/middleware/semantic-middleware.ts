@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type express from 'express';
 import type { ActivityFeed } from './runtime/activity-feed.js';
 import { CallbackWorker, type OperationCallback } from './runtime/callback-worker.js';
@@ -66,8 +66,11 @@ export class SemanticMiddleware {
     return this.#ctx.phase;
   }
 
-  /** The express application (root and favicon routes patched once), created on first use. */
-  get app(): express.Express {
+  /**
+   * The web application (root and favicon routes patched once), created on first use. Typed as
+   * Node's request listener so the published types do not depend on express's.
+   */
+  get app(): RequestListener {
     this.#app ??= createApp(this.#surface());
     return this.#app;
   }

@@ -1,3 +1,7 @@
+/**
+ * The OGM as the rest of the package uses it: the mapper and the shapes of its inputs and
+ * results. Its internals (the triple writer, the TBox reader) are imported by path.
+ */
 export {
   OGM,
   type OgmOptions,
@@ -7,6 +11,4 @@ export {
   type Individual,
   type PropertyInputs,
 } from './ogm.js';
-export { OgmDb, APPENDABLE_PROPERTIES, type TripleInput } from './db.js';
-export { Tbox, loadTbox, type PropertyInfo } from './tbox.js';
 export type { ValueInput } from './values.js';

@@ -2,25 +2,41 @@
  * `semantic-middleware/registration`: the spec's in-process registration operations
  * (`semantic_middleware.registration`). Every operation takes the OGM first and an optional
  * `namedGraph`; every write goes through the OGM's validated path, one request per write.
+ * The OGM, the vocabulary and the IRI minting functions come from the package root.
  *
  * A transition that loses its compare-and-set (another writer moved the Operation first)
  * throws {@link TransitionConflictError}; it is never silent.
+ *
+ * @packageDocumentation
  */
-export { OGM } from '../ogm/index.js';
-export { OntologyGroundTruthError, OperationResolutionError, TransitionConflictError, ValidationError, ValueError } from '../errors.js';
-export * from '../iri/index.js';
-export { OperationStatus } from '../vocab/status.js';
+
+// Class checks and the option every operation takes.
 export { assertClassRegistered, type GraphOption } from './classes.js';
-export * from './services.js';
+
+// Services, their Workflows and StateProperties, heartbeats.
 export {
-  findRunningOperations,
-  findStaleServices,
-  sweepStaleServices,
-  SWEEP_REASON,
-  type RunningOperation,
-  type StalenessOptions,
-  type SweepOptions,
-} from './liveness.js';
+  registerService,
+  makeServiceReachable,
+  registerWorkflow,
+  registerStateProperty,
+  deregisterService,
+  updateHeartbeat,
+  servicesOfResource,
+  type RegisterServiceOptions,
+  type MakeReachableOptions,
+  type RegisterWorkflowOptions,
+  type RegisterStatePropertyOptions,
+  type HeartbeatOptions,
+  type ServicesOfResourceOptions,
+} from './services.js';
+// The spec's endpoint URL builders: the `endpoint` of registerWorkflow / registerStateProperty,
+// and the receiver's event trigger.
+export { buildWorkflowEndpoint, buildStateEndpoint, buildEventTriggerUrl } from '../iri/endpoints.js';
+
+// Liveness: stale Services and the watchdog's sweep.
+export { findStaleServices, sweepStaleServices, SWEEP_REASON, type StalenessOptions, type SweepOptions } from './liveness.js';
+
+// Operations: create and revert, status transitions, lookups.
 export {
   createOperation,
   revertOperation,
@@ -32,10 +48,15 @@ export {
   type OperationData,
   type CreateOperationOptions,
   type RevertOperationOptions,
+  type SetOperationStatusOptions,
+  type RecordTerminalStatusOptions,
+  type MarkOperationFailedOptions,
 } from './operations.js';
-export type { SetOperationStatusOptions, RecordTerminalStatusOptions, MarkOperationFailedOptions } from './operation-status.js';
-export { OPERATION_TRANSITIONS } from './transitions.js';
+
+// Dispatch: where an Operation goes, and which Workflow ran it.
 export { resolveDispatchTarget, resolveOperationWorkflow, type DispatchTarget, type ResolveDispatchTargetOptions } from './dispatch.js';
+
+// Possession: the change-of-possession primitive and its reads.
 export {
   createPossession,
   switchPossession,
@@ -46,3 +67,13 @@ export {
   type SwitchPossessionOptions,
   type CurrentPossession,
 } from './possession.js';
+
+// Errors the operations above throw (all of them are exported by the package root too).
+export {
+  SemanticMiddlewareError,
+  OntologyGroundTruthError,
+  OperationResolutionError,
+  TransitionConflictError,
+  ValidationError,
+  ValueError,
+} from '../errors.js';

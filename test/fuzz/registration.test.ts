@@ -21,7 +21,6 @@ import {
   findStaleServices,
   makeServiceReachable,
   markOperationFailed,
-  mintServiceIri,
   recordTerminalStatus,
   registerService,
   registerStateProperty,
@@ -35,6 +34,7 @@ import {
   switchPossession,
   updateHeartbeat,
 } from '../../src/registration/index.js';
+import { mintServiceIri } from '../../src/iri/mint.js';
 import { cfc, mes, plant, svc } from '../../src/vocab/index.js';
 import { storeSuite } from '../support/per-store.js';
 import { addressCases, hostileProperty, iriCases, type HostileCase } from './support/cases.js';
