@@ -61,7 +61,7 @@ describe("robot1's local API", () => {
 
   it('should hand a workpiece over in two steps: nothing switches on begin, commit switches it', async () => {
     const { iri, state } = await part(plant.robot1);
-    const begun = await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: iri, counterpart: plant.conveyor1 });
+    const begun = await call('POST', '/handovers', { mode: mes.Put, workpiece: iri, counterpart: plant.conveyor1 });
     expect(begun.status).toBe(201);
     const { handover } = begun.json as { handover: string };
     expect(handover).toMatch(/^[0-9a-f-]{36}$/u);
@@ -81,7 +81,7 @@ describe("robot1's local API", () => {
 
   it('should switch nothing when the handover is aborted', async () => {
     const { iri, state } = await part(plant.robot1);
-    const begun = await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: iri, counterpart: plant.conveyor1 });
+    const begun = await call('POST', '/handovers', { mode: mes.Put, workpiece: iri, counterpart: plant.conveyor1 });
     expect(begun.status).toBe(201);
     const { handover } = begun.json as { handover: string };
     const aborted = await call('POST', `/handovers/${handover}/abort`);
@@ -94,14 +94,14 @@ describe("robot1's local API", () => {
     const held = await part(plant.robot1);
     // door1 has no handover ability that complements Put.
     expectDetail(
-      await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: held.iri, counterpart: plant.door1 }),
+      await call('POST', '/handovers', { mode: mes.Put, workpiece: held.iri, counterpart: plant.door1 }),
       409,
       plant.door1,
     );
     // robot1 does not possess a part that conveyor2 holds.
     const other = await part(plant.conveyor2);
     expectDetail(
-      await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: other.iri, counterpart: plant.conveyor1 }),
+      await call('POST', '/handovers', { mode: mes.Put, workpiece: other.iri, counterpart: plant.conveyor1 }),
       409,
       other.iri,
     );
@@ -125,7 +125,7 @@ describe("robot1's local API", () => {
     );
     const badData = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation, data: [1, 2] };
     expectDetail(await call('POST', '/operations', badData), 400, 'data');
-    expectDetail(await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: 'urn:x' }), 400, 'counterpart');
+    expectDetail(await call('POST', '/handovers', { mode: mes.Put, workpiece: 'urn:x' }), 400, 'counterpart');
     expectDetail(
       await call('GET', `/operations/status?iri=${encodeURIComponent(`${plant.OpenDoorOperation}_op_x`)}&waitMs=soon`),
       400,
