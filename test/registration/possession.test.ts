@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect } from '@jest/globals';
 import { StoreError, TransitionConflictError, ValidationError, ValueError } from '../../src/errors.js';
 import { OGM } from '../../src/ogm/index.js';
 import {
@@ -63,7 +63,6 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
   const suite = storeSuite(kind, G, { extraGraphs: [G2] });
   const { onStore } = suite;
   let seq = 0;
-  const skipped = (name: string): void => console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
 
   /** A fresh workpiece IRI per use: the OGM caches types, and graphs are dropped between tests. */
   const freshIri = (name: string): string => PLANT(`${name}_${kind}_${Date.now()}_${seq++}`);
@@ -308,7 +307,7 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     expect(await findPossessionState(suite.ogm, wp, plant.conveyor1, { namedGraph: G })).toBe(next);
   });
 
-  it.each([
+  suite.it.each([
     ['Put', 'Receive', mes.Put, plant.conveyor1],
     ['Receive', 'Put', mes.Receive, plant.robot1],
     ['Pick', 'Release', mes.Pick, plant.conveyor1],
@@ -316,13 +315,12 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     ['Pass', 'Retrieve', mes.Pass, plant.conveyor2],
     ['Retrieve', 'Pass', mes.Retrieve, plant.conveyor1],
   ])('should find a complementary ability: %s against a counterpart with %s', async (_mode, _has, mode, counterpart) => {
-    if (!suite.store) return skipped('complementary ability');
-    const before = suite.store.requestCount;
+    const before = suite.store!.requestCount;
     expect(await counterpartHasComplementaryAbility(suite.ogm, counterpart, mode, { namedGraph: G })).toBe(true);
-    expect(suite.store.requestCount - before).toBe(1);
+    expect(suite.store!.requestCount - before).toBe(1);
   });
 
-  it.each([
+  suite.it.each([
     ['Put', 'has Retrieve and Pass', mes.Put, plant.conveyor2],
     ['Pick', 'has Retrieve and Pass', mes.Pick, plant.conveyor2],
     ['Retrieve', 'has Pick and Put', mes.Retrieve, plant.robot1],
@@ -331,7 +329,6 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
     ['Put', 'is unknown', mes.Put, PLANT('nobody')],
     ['an unknown mode', 'has abilities', PLANT('NoSuchAbility'), plant.conveyor1],
   ])('should find no complementary ability: %s against a counterpart that %s', async (_mode, _what, mode, counterpart) => {
-    if (!suite.store) return skipped('complementary ability (negative)');
     expect(await counterpartHasComplementaryAbility(suite.ogm, counterpart, mode, { namedGraph: G })).toBe(false);
   });
 
@@ -399,10 +396,7 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
       ['currentPossessor namedGraph', () => currentPossessor(suite.ogm, wp, { namedGraph: bad || ' ' })],
       ['counterpart counterpartIri', () => counterpartHasComplementaryAbility(suite.ogm, bad, mes.Put, { namedGraph: G })],
       ['counterpart modeAbilityIri', () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, bad, { namedGraph: G })],
-      [
-        'counterpart namedGraph',
-        () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.Put, { namedGraph: bad || ' ' }),
-      ],
+      ['counterpart namedGraph', () => counterpartHasComplementaryAbility(suite.ogm, plant.conveyor1, mes.Put, { namedGraph: bad || ' ' })],
     ];
     const before = await dump();
     for (const bad of HOSTILE) {
