@@ -6,7 +6,8 @@ import { OPERATION_STATUSES } from '../../src/vocab/status.js';
 import { CFC, MES, OWL, RDF, RDFS, SH, SVC, XSD } from '../../src/vocab/namespaces.js';
 import { cfc, mes, plant, svc, w3, xsd } from '../../src/vocab/terms.js';
 
-const { namedNode: nn, literal } = DataFactory;
+const nn = (iri: string): ReturnType<typeof DataFactory.namedNode> => DataFactory.namedNode(iri);
+const literal = (value: string, datatype: ReturnType<typeof DataFactory.namedNode>) => DataFactory.literal(value, datatype);
 
 function parse(path: string): Store {
   return new Store(new Parser({ format: 'text/turtle' }).parse(readFileSync(path, 'utf8')));
@@ -21,7 +22,7 @@ const plantModule = parse(EXAMPLE_PLANT_FILE.path);
 const tbox = new Store([...core, ...service, ...mesModule]);
 
 function objects(store: Store, s: string | N3Term, p: string): Quad_Object[] {
-  return store.getObjects(typeof s === 'string' ? nn(s) : s, nn(p), null) as Quad_Object[];
+  return store.getObjects(typeof s === 'string' ? nn(s) : s, nn(p), null);
 }
 function values(store: Store, s: string | N3Term, p: string): string[] {
   return objects(store, s, p).map((o) => o.value);
