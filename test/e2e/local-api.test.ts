@@ -93,18 +93,10 @@ describe("robot1's local API", () => {
   it('should refuse with 409 a handover whose preconditions fail, before anything is switched', async () => {
     const held = await part(plant.robot1);
     // door1 has no handover ability that complements Put.
-    expectDetail(
-      await call('POST', '/handovers', { mode: mes.Put, workpiece: held.iri, counterpart: plant.door1 }),
-      409,
-      plant.door1,
-    );
+    expectDetail(await call('POST', '/handovers', { mode: mes.Put, workpiece: held.iri, counterpart: plant.door1 }), 409, plant.door1);
     // robot1 does not possess a part that conveyor2 holds.
     const other = await part(plant.conveyor2);
-    expectDetail(
-      await call('POST', '/handovers', { mode: mes.Put, workpiece: other.iri, counterpart: plant.conveyor1 }),
-      409,
-      other.iri,
-    );
+    expectDetail(await call('POST', '/handovers', { mode: mes.Put, workpiece: other.iri, counterpart: plant.conveyor1 }), 409, other.iri);
     expect(await currentPossessor(store.ogm, held.iri)).toEqual({ possessionState: held.state, possessors: [plant.robot1] });
     expect(await currentPossessor(store.ogm, other.iri)).toEqual({ possessionState: other.state, possessors: [plant.conveyor2] });
   }, 30_000);
