@@ -151,7 +151,7 @@ async function main() {
   await createPossession(ogm, { workpieceIri: part, possessorIri: `${PLANT}robot1` });
   await store.close();
   const begun = await unixJson(robot.localApiSocket, 'POST', '/handovers', {
-    mode: 'https://w3id.org/circularfactory/MES#PutAbility',
+    mode: 'https://w3id.org/circularfactory/MES#Put',
     workpiece: part,
     counterpart: `${PLANT}conveyor1`,
   });

@@ -6,6 +6,7 @@
 import { rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const USAGE = `Usage: node bridge.mjs --kind door|robot|conveyor (--socket PATH | --port N)
@@ -59,9 +60,32 @@ const KINDS = {
 
 class BadRequest extends Error {}
 
+/** A usage error: the message and the usage text, exit 2. */
 function fail(message) {
   process.stderr.write(`bridge: ${message}\n${USAGE}\n`);
   process.exit(2);
+}
+
+/** A failure to start with valid options: the message alone (the usage would not help), exit 2. */
+function die(message) {
+  process.stderr.write(`bridge: ${message}\n`);
+  process.exit(2);
+}
+
+/**
+ * Why a Unix socket cannot be created at `path`, when its directory is the reason. Node reports a
+ * missing directory as EACCES or ENOENT, neither of which says what to do.
+ */
+function socketDirectoryProblem(path) {
+  const dir = dirname(resolve(path));
+  let stats;
+  try {
+    stats = statSync(dir);
+  } catch {
+    return `the socket's directory ${dir} does not exist: create it first (mkdir -p ${dir}, as a user who may write there) or pass another --socket`;
+  }
+  if (!stats.isDirectory()) return `${dir} is not a directory: pass another --socket`;
+  return undefined;
 }
 
 function options() {
@@ -178,12 +202,12 @@ async function removeStaleSocket(path) {
   } catch {
     return;
   }
-  if (!stats.isSocket()) fail(`${path} exists and is not a socket; refusing to replace it`);
+  if (!stats.isSocket()) die(`${path} exists and is not a socket; refusing to replace it`);
   const live = await new Promise((resolve) => {
     const probe = connect(path, () => (probe.destroy(), resolve(true)));
     probe.on('error', () => resolve(false));
   });
-  if (live) fail(`another process is listening on ${path}`);
+  if (live) die(`another process is listening on ${path}`);
   rmSync(path, { force: true });
 }
 
@@ -192,8 +216,12 @@ async function main() {
   // `inflight` holds the log callbacks of unanswered requests, so a stop logs them too.
   const device = { state: KINDS[opts.kind].initial(), inflight: new Set() };
   const server = createServer(handler(device, opts));
-  if (opts.socket !== undefined) await removeStaleSocket(opts.socket);
-  server.on('error', (err) => fail(`cannot listen: ${err.message}`));
+  if (opts.socket !== undefined) {
+    const problem = socketDirectoryProblem(opts.socket);
+    if (problem) die(problem);
+    await removeStaleSocket(opts.socket);
+  }
+  server.on('error', (err) => die(`cannot listen on ${opts.socket ?? `127.0.0.1:${opts.port}`}: ${err.message}`));
   server.listen(opts.socket ?? { port: opts.port, host: '127.0.0.1' }, () => {
     const address = server.address();
     const where = typeof address === 'string' ? { socket: address } : { port: address.port, url: `http://127.0.0.1:${address.port}` };

@@ -77,11 +77,20 @@ function flush(stream: NodeJS.WritableStream): Promise<void> {
   return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
+/** A reader that stopped early (`semantic-sidecar --help | head -1`) is no failure: exit quietly. */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.OK);
+  });
+}
+
 /**
  * Entry point of `bin/semantic-sidecar.js`: runs the CLI, flushes stdout and stderr, and exits
  * with the code. Exiting explicitly keeps a lingering keep-alive socket from holding the process.
  */
 export async function main(argv: readonly string[]): Promise<void> {
+  exitQuietlyOnClosedPipe(process.stdout);
   const code = await run(argv);
   await Promise.all([flush(process.stdout), flush(process.stderr)]);
   process.exit(code);

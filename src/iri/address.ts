@@ -30,17 +30,20 @@ function joinUrl(p: UrlParts): string {
 /**
  * Lowercases the scheme and the host part, strips trailing `/` from the path, and keeps the
  * path's case, the query and the fragment, so trivially different spellings of one base address
- * yield one string (`http://LocalHost:8000/` and `http://localhost:8000` are one Service).
+ * yield one string (`http://LocalHost:8000/` and `http://localhost:8000` are one Service). An
+ * empty query or fragment is dropped with its `?` or `#`, as Python's `urlunsplit` does, so the
+ * reference mints the same Service IRI.
  * @throws ValueError when `address` is not an absolute URL.
  */
 export function normalizeAddress(address: string): string {
   const parts = typeof address === 'string' ? splitUrl(address.trim()) : undefined;
   if (!parts) throw new ValueError(`address ${preview(address)} is not an absolute URL (expected e.g. "http://127.0.0.1:8000")`);
   return joinUrl({
-    ...parts,
     scheme: parts.scheme.toLowerCase(),
     netloc: parts.netloc?.toLowerCase(),
     path: parts.path.replace(/\/+$/u, ''),
+    query: parts.query || undefined,
+    fragment: parts.fragment || undefined,
   });
 }
 
@@ -60,4 +63,26 @@ export function normalizeHttpAddress(address: unknown, what = 'address'): string
     throw new ValueError(`${what} ${preview(address)} is not an absolute http(s) URL (expected e.g. "http://127.0.0.1:8000")`);
   }
   return normalizeAddress(address);
+}
+
+/**
+ * Normalizes the base address of a Service whose IRI is minted from it (see `mintServiceIri`).
+ * An IPv6 literal host is refused: the reference would copy its `[` and `]` into the Service IRI,
+ * where an IRI may not hold them, so no implementation could write that Service.
+ * @throws ValueError when `address` is not an absolute http(s) URL or has an IPv6 literal host.
+ */
+export function normalizeServiceAddress(address: unknown): string {
+  const normalized = normalizeHttpAddress(address);
+  if (
+    splitUrl(normalized)
+      ?.netloc?.replace(/^[^@]*@/u, '')
+      .startsWith('[')
+  ) {
+    throw new ValueError(
+      `address ${preview(address)} has an IPv6 literal host, which cannot become part of a Service IRI: ` +
+        'give the Service an address with a host name (e.g. "http://localhost:8000", or a name that resolves to the IPv6 address) ' +
+        'or an IPv4 address; the server may still listen on the IPv6 host',
+    );
+  }
+  return normalized;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { normalizeHttpAddress } from './address.js';
+import { normalizeServiceAddress } from './address.js';
 import { lined } from './lined.js';
 import { assertIri, preview } from './validate.js';
 
@@ -29,11 +29,11 @@ function freshSuffix(): string {
 /**
  * `{resourceIri}_service_{lined normalized address}`: stable across restarts and distinct
  * between instances of one resource at different addresses.
- * @throws ValueError if `address` is not an absolute http(s) URL.
+ * @throws ValueError if `address` is not an absolute http(s) URL or has an IPv6 literal host.
  */
 export function mintServiceIri(resourceIri: string, address: string): string {
   assertIri(resourceIri, 'resourceIri');
-  return mintedIri(`${resourceIri}_service_${lined(normalizeHttpAddress(address))}`, 'service IRI');
+  return mintedIri(`${resourceIri}_service_${lined(normalizeServiceAddress(address))}`, 'service IRI');
 }
 
 /** `{serviceIri}_workflow_{name}` */

@@ -78,7 +78,7 @@ export async function currentPossessor(ogm: OGM, workpieceIri: string, options?:
  * `mes:complements` is an `owl:SymmetricProperty` and no reasoner runs, either direction of the
  * assertion counts.
  * @throws ValueError when an IRI is malformed.
- * @example await counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.PutAbility); // true
+ * @example await counterpartHasComplementaryAbility(ogm, plant.conveyor1, mes.Put); // true
  */
 export async function counterpartHasComplementaryAbility(
   ogm: OGM,

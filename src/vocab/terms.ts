@@ -15,9 +15,11 @@ export const svc = Object.freeze({
   hasStateProperty: SVC('hasStateProperty'),
   endpoint: SVC('endpoint'),
   realizedByWorkflow: SVC('realizedByWorkflow'),
-  realizes: SVC('realizes'),
+  realizesCapability: SVC('realizesCapability'),
   providedByStateProperty: SVC('providedByStateProperty'),
-  provides: SVC('provides'),
+  providesCapability: SVC('providesCapability'),
+  precondition: SVC('precondition'),
+  outcome: SVC('outcome'),
   operationStatus: SVC('operationStatus'),
   failureState: SVC('failureState'),
   executedByWorkflow: SVC('executedByWorkflow'),
@@ -38,17 +40,20 @@ export const cfc = Object.freeze({
   hasPossessedWorkpiece: CFC('hasPossessedWorkpiece'),
 });
 
-/** Terms of the MES module (`mes:`): handover abilities and their complements. */
+/**
+ * Terms of the MES module (`mes:`): handover abilities and their complements. The six abilities
+ * are the members of the `mes:HandoverAbility` enumeration.
+ */
 export const mes = Object.freeze({
   HandoverAbility: MES('HandoverAbility'),
   hasHandoverAbility: MES('hasHandoverAbility'),
   complements: MES('complements'),
-  PutAbility: MES('PutAbility'),
-  ReceiveAbility: MES('ReceiveAbility'),
-  PickAbility: MES('PickAbility'),
-  ReleaseAbility: MES('ReleaseAbility'),
-  PassAbility: MES('PassAbility'),
-  RetrieveAbility: MES('RetrieveAbility'),
+  Put: MES('Put'),
+  Receive: MES('Receive'),
+  Pick: MES('Pick'),
+  Release: MES('Release'),
+  Pass: MES('Pass'),
+  Retrieve: MES('Retrieve'),
 });
 
 /** The few W3C terms the code reads or writes. */
@@ -66,6 +71,7 @@ export const w3 = Object.freeze({
   DatatypeProperty: OWL('DatatypeProperty'),
   AnnotationProperty: OWL('AnnotationProperty'),
   unionOf: OWL('unionOf'),
+  oneOf: OWL('oneOf'),
   Restriction: OWL('Restriction'),
   onProperty: OWL('onProperty'),
   cardinality: OWL('cardinality'),

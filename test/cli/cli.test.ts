@@ -1,4 +1,4 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,17 @@ describe('semantic-sidecar', () => {
     expect(result.stdout).toContain('ontology');
     expect(result.stdout).toContain('$ semantic-sidecar ontology load --store memory');
   });
+
+  it('should exit 0 quietly when its reader closes the pipe early (`--help | head -1`)', async () => {
+    for (let run = 0; run < 3; run++) {
+      const child = spawn(process.execPath, [bin, '--help'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // the reader is gone before the first write: every write meets EPIPE
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    }
+  }, 30_000);
 
   it('should print the help of ontology load with its options', () => {
     const result = cli(['ontology', 'load', '--help']);

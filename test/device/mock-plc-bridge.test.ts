@@ -90,6 +90,15 @@ describe('mock PLC bridge', () => {
     expect(existsSync(path)).toBe(true);
   });
 
+  it("should say that the socket's directory is missing and how to create it", () => {
+    const dir = sockets.path('no-such-dir');
+    const result = bridgeSync(['--kind', 'door', '--socket', `${dir}/door1.sock`]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`the socket's directory ${dir} does not exist`);
+    expect(result.stderr).toContain(`mkdir -p ${dir}`);
+    expect(result.stderr).not.toContain('EACCES');
+  });
+
   it.each([
     [['--socket', '/tmp/x.sock'], '--kind must be door, robot or conveyor, got undefined'],
     [['--kind', 'lathe', '--port', '0'], '--kind must be door, robot or conveyor, got "lathe"'],

@@ -61,7 +61,7 @@ describe("robot1's local API", () => {
 
   it('should hand a workpiece over in two steps: nothing switches on begin, commit switches it', async () => {
     const { iri, state } = await part(plant.robot1);
-    const begun = await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: iri, counterpart: plant.conveyor1 });
+    const begun = await call('POST', '/handovers', { mode: mes.Put, workpiece: iri, counterpart: plant.conveyor1 });
     expect(begun.status).toBe(201);
     const { handover } = begun.json as { handover: string };
     expect(handover).toMatch(/^[0-9a-f-]{36}$/u);
@@ -81,7 +81,7 @@ describe("robot1's local API", () => {
 
   it('should switch nothing when the handover is aborted', async () => {
     const { iri, state } = await part(plant.robot1);
-    const begun = await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: iri, counterpart: plant.conveyor1 });
+    const begun = await call('POST', '/handovers', { mode: mes.Put, workpiece: iri, counterpart: plant.conveyor1 });
     expect(begun.status).toBe(201);
     const { handover } = begun.json as { handover: string };
     const aborted = await call('POST', `/handovers/${handover}/abort`);
@@ -93,18 +93,10 @@ describe("robot1's local API", () => {
   it('should refuse with 409 a handover whose preconditions fail, before anything is switched', async () => {
     const held = await part(plant.robot1);
     // door1 has no handover ability that complements Put.
-    expectDetail(
-      await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: held.iri, counterpart: plant.door1 }),
-      409,
-      plant.door1,
-    );
+    expectDetail(await call('POST', '/handovers', { mode: mes.Put, workpiece: held.iri, counterpart: plant.door1 }), 409, plant.door1);
     // robot1 does not possess a part that conveyor2 holds.
     const other = await part(plant.conveyor2);
-    expectDetail(
-      await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: other.iri, counterpart: plant.conveyor1 }),
-      409,
-      other.iri,
-    );
+    expectDetail(await call('POST', '/handovers', { mode: mes.Put, workpiece: other.iri, counterpart: plant.conveyor1 }), 409, other.iri);
     expect(await currentPossessor(store.ogm, held.iri)).toEqual({ possessionState: held.state, possessors: [plant.robot1] });
     expect(await currentPossessor(store.ogm, other.iri)).toEqual({ possessionState: other.state, possessors: [plant.conveyor2] });
   }, 30_000);
@@ -125,7 +117,7 @@ describe("robot1's local API", () => {
     );
     const badData = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation, data: [1, 2] };
     expectDetail(await call('POST', '/operations', badData), 400, 'data');
-    expectDetail(await call('POST', '/handovers', { mode: mes.PutAbility, workpiece: 'urn:x' }), 400, 'counterpart');
+    expectDetail(await call('POST', '/handovers', { mode: mes.Put, workpiece: 'urn:x' }), 400, 'counterpart');
     expectDetail(
       await call('GET', `/operations/status?iri=${encodeURIComponent(`${plant.OpenDoorOperation}_op_x`)}&waitMs=soon`),
       400,

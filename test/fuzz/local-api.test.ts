@@ -83,13 +83,13 @@ const apiCases: fc.Arbitrary<ApiCase> = fc.oneof(
     .map(([f, bad]) =>
       post(
         '/handovers',
-        { mode: mes.PutAbility, workpiece: 'urn:fuzz:wp', counterpart: plant.conveyor1, [f]: bad },
+        { mode: mes.Put, workpiece: 'urn:fuzz:wp', counterpart: plant.conveyor1, [f]: bad },
         bad,
         `handover ${f}=${preview(bad)}`,
       ),
     ),
   oddIri.map((odd) =>
-    post('/handovers', { mode: mes.PutAbility, workpiece: odd, counterpart: plant.conveyor1 }, odd, `handover of unpossessed ${odd}`),
+    post('/handovers', { mode: mes.Put, workpiece: odd, counterpart: plant.conveyor1 }, odd, `handover of unpossessed ${odd}`),
   ),
   fc
     .tuple(

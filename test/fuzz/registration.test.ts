@@ -187,7 +187,7 @@ describe.each(['embedded', 'remote'] as const)('registration under hostile input
     ),
     iriCases('workpieceIri', (bad) => () => findPossessionState(ogm(), bad as string, plant.robot1)),
     iriCases('workpieceIri', (bad) => () => currentPossessor(ogm(), bad as string)),
-    iriCases('counterpartIri', (bad) => () => counterpartHasComplementaryAbility(ogm(), bad as string, mes.PutAbility)),
+    iriCases('counterpartIri', (bad) => () => counterpartHasComplementaryAbility(ogm(), bad as string, mes.Put)),
     iriCases('modeAbilityIri', (bad) => () => counterpartHasComplementaryAbility(ogm(), plant.conveyor1, bad as string)),
     badOptions.map((bad) => ({ name: 'registerService options', run: () => registerService(ogm(), bad as never), value: bad })),
     badOptions.map((bad) => ({ name: 'createOperation options', run: () => createOperation(ogm(), bad as never), value: bad })),

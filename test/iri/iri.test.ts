@@ -66,6 +66,34 @@ describe('normalizeAddress', () => {
     expect(() => normalizeAddress('localhost:8000/x y')).not.toThrow(); // scheme "localhost" is absolute
     expect(() => normalizeAddress('/relative')).toThrow(ValueError);
   });
+  // Expected values are what Python's urlunsplit(urlsplit(...)) gives with the reference's lowercasing and rstrip('/').
+  it.each([
+    ['http://host:8000/path?', 'http://host:8000/path'],
+    ['http://host:8000/path/#', 'http://host:8000/path'],
+    ['http://host:8000/path?#', 'http://host:8000/path'],
+    ['http://host:8000/path?#f', 'http://host:8000/path#f'],
+    ['http://host:8000/path?q#', 'http://host:8000/path?q'],
+    ['http://Host:8000?', 'http://host:8000'],
+    ['http://H/a/?q=A#', 'http://h/a?q=A'],
+    ['http://[::1]:8000', 'http://[::1]:8000'],
+  ])('should drop an empty query and fragment as urlunsplit does: %s', (address, normalized) => {
+    expect(normalizeAddress(address)).toBe(normalized);
+  });
+
+  it('should mint one Service IRI for an address with and without an empty query or fragment', () => {
+    const resource = 'https://example.org/plant#door1';
+    expect(mintServiceIri(resource, 'http://host:8000/path?')).toBe(mintServiceIri(resource, 'http://host:8000/path'));
+    expect(mintServiceIri(resource, 'http://host:8000/path/#')).toBe(mintServiceIri(resource, 'http://host:8000/path'));
+  });
+
+  it.each(['http://[::1]:8000', 'http://[FE80::1]:8000/x', 'https://user@[::1]'])(
+    'should refuse to mint a Service IRI from the IPv6 literal host of %s, naming what to use instead',
+    (address) => {
+      expect(() => mintServiceIri('https://example.org/plant#door1', address)).toThrow(
+        /IPv6 literal host, which cannot become part of a Service IRI: give the Service an address with a host name \(e\.g\. "http:\/\/localhost:8000"/u,
+      );
+    },
+  );
 });
 
 describe('lined', () => {

@@ -3,10 +3,11 @@ import { describe, expect, it } from '@jest/globals';
 import { DataFactory, Parser, Store, type Quad_Object, type Term as N3Term } from 'n3';
 import { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE } from '../../src/ontology/files.js';
 import { OPERATION_STATUSES } from '../../src/vocab/status.js';
-import { OWL, RDFS, SH } from '../../src/vocab/namespaces.js';
+import { CFC, MES, OWL, RDF, RDFS, SH, SVC, XSD } from '../../src/vocab/namespaces.js';
 import { cfc, mes, plant, svc, w3, xsd } from '../../src/vocab/terms.js';
 
-const { namedNode: nn, literal } = DataFactory;
+const nn = (iri: string): ReturnType<typeof DataFactory.namedNode> => DataFactory.namedNode(iri);
+const literal = (value: string, datatype: ReturnType<typeof DataFactory.namedNode>) => DataFactory.literal(value, datatype);
 
 function parse(path: string): Store {
   return new Store(new Parser({ format: 'text/turtle' }).parse(readFileSync(path, 'utf8')));
@@ -21,7 +22,7 @@ const plantModule = parse(EXAMPLE_PLANT_FILE.path);
 const tbox = new Store([...core, ...service, ...mesModule]);
 
 function objects(store: Store, s: string | N3Term, p: string): Quad_Object[] {
-  return store.getObjects(typeof s === 'string' ? nn(s) : s, nn(p), null) as Quad_Object[];
+  return store.getObjects(typeof s === 'string' ? nn(s) : s, nn(p), null);
 }
 function values(store: Store, s: string | N3Term, p: string): string[] {
   return objects(store, s, p).map((o) => o.value);
@@ -122,17 +123,17 @@ describe('ontology files', () => {
     [svc.isServiceOf, svc.hasService],
     [svc.isWorkflowOf, svc.hasWorkflow],
     [svc.isStatePropertyOf, svc.hasStateProperty],
-    [svc.realizedByWorkflow, svc.realizes],
-    [svc.providedByStateProperty, svc.provides],
+    [svc.realizedByWorkflow, svc.realizesCapability],
+    [svc.providedByStateProperty, svc.providesCapability],
   ])('should declare %s as the inverse of %s', (owned, inverse) => {
     expect(values(service, owned, w3.inverseOf)).toEqual([inverse]);
   });
 
   it('should assert mes:complements in both directions for every pair', () => {
     const pairs = [
-      [mes.PutAbility, mes.ReceiveAbility],
-      [mes.PickAbility, mes.ReleaseAbility],
-      [mes.PassAbility, mes.RetrieveAbility],
+      [mes.Put, mes.Receive],
+      [mes.Pick, mes.Release],
+      [mes.Pass, mes.Retrieve],
     ] as const;
     for (const [a, b] of pairs) {
       expect(values(mesModule, a, mes.complements)).toEqual([b]);
@@ -145,8 +146,58 @@ describe('ontology files', () => {
   });
 
   it('should type each handover ability as mes:HandoverAbility and owl:NamedIndividual', () => {
-    for (const ability of [mes.PutAbility, mes.ReceiveAbility, mes.PickAbility, mes.ReleaseAbility, mes.PassAbility, mes.RetrieveAbility]) {
+    for (const ability of [mes.Put, mes.Receive, mes.Pick, mes.Release, mes.Pass, mes.Retrieve]) {
       expect(values(mesModule, ability, w3.type).sort()).toEqual([mes.HandoverAbility, w3.NamedIndividual].sort());
+    }
+  });
+});
+
+/**
+ * The axioms of the Python reference's Service and MES modules (`fixtures/reference-axioms.txt`,
+ * one `s p o` a line). Lines starting with `_:` are the members of the two RDF lists.
+ */
+const REFERENCE_PREFIXES: Readonly<Record<string, string>> = { svc: SVC.iri, mes: MES.iri, cfc: CFC.iri, owl: OWL.iri, rdf: RDF.iri, rdfs: RDFS.iri, xsd: XSD.iri };
+const referenceAxioms = readFileSync(new URL('./fixtures/reference-axioms.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+  .map((line) => line.trim().split(/\s+/u) as [string, string, string]);
+function expand(token: string): string {
+  const colon = token.indexOf(':');
+  const prefix = REFERENCE_PREFIXES[token.slice(0, colon)];
+  return prefix === undefined ? token : prefix + token.slice(colon + 1);
+}
+const isModuleHeader = (token: string): boolean => token === 'svc:' || token === 'mes:';
+
+describe('the reference ontology', () => {
+  const ours = new Store([...service, ...mesModule]);
+
+  it.each(referenceAxioms.filter(([s, , o]) => !s.startsWith('_:') && !o.startsWith('_:') && !isModuleHeader(s)))(
+    'should hold %s %s %s',
+    (s, p, o) => {
+      expect({ axiom: [s, p, o], held: has(ours, expand(s), expand(p), expand(o)) }).toEqual({ axiom: [s, p, o], held: true });
+    },
+  );
+
+  it('should enumerate the six handover abilities with owl:oneOf, in the reference order', () => {
+    const [head] = objects(mesModule, mes.HandoverAbility, w3.oneOf);
+    expect(list(mesModule, head!)).toEqual([mes.Put, mes.Receive, mes.Pick, mes.Release, mes.Pass, mes.Retrieve]);
+  });
+
+  it('should declare no svc: or mes: term the reference does not declare', () => {
+    const declared = new Set(referenceAxioms.filter(([s]) => !s.startsWith('_:') && !isModuleHeader(s)).map(([s]) => expand(s)));
+    const ownTerms = [...ours.getSubjects(null, null, null)]
+      .map((t) => t.value)
+      .filter((iri) => iri.startsWith(SVC.iri) || iri.startsWith(MES.iri));
+    expect(ownTerms.filter((iri) => !declared.has(iri))).toEqual([]);
+    for (const iri of [...Object.values(svc), ...Object.values(mes)]) expect({ iri, declared: declared.has(iri) }).toEqual({ iri, declared: true });
+  });
+
+  it('should import Core from both modules, as the reference does', () => {
+    for (const [file, store] of [
+      [BUNDLED_ONTOLOGY_FILES[1]!, service],
+      [BUNDLED_ONTOLOGY_FILES[2]!, mesModule],
+    ] as const) {
+      expect(values(store, file.graph, OWL('imports'))).toEqual([BUNDLED_ONTOLOGY_FILES[0]!.graph]);
     }
   });
 });

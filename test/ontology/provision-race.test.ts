@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { UnavailableError } from '../../src/errors.js';
 import { BUNDLED_ONTOLOGY_FILES } from '../../src/ontology/files.js';
 import { loadOntologyFiles } from '../../src/ontology/provision.js';
@@ -11,6 +11,7 @@ import { dateTimeLiteral, literal, namedNode } from '../../src/store/terms.js';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { SH, sm } from '../../src/vocab/index.js';
 import { remoteEndpoint, type StoreKind } from '../support/fixtures.js';
+import { itOnStore } from '../support/per-store.js';
 
 const SHAPES_FILE = BUNDLED_ONTOLOGY_FILES.find((f) => f.name === 'shapes')!.path;
 const PROVISIONERS = 6;
@@ -47,11 +48,7 @@ describe.each(['embedded', 'remote'] as const)('provisioning races on the %s sto
     graphs.push(g);
     return g;
   };
-  const onStore = (name: string, fn: (stores: TripleStore[]) => Promise<void>) =>
-    it(name, async () => {
-      if (!clients) return console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
-      await fn(clients);
-    }, 60_000);
+  const onStore = (name: string, fn: (stores: TripleStore[]) => Promise<void>) => itOnStore(kind)(name, () => fn(clients!), 60_000);
 
   beforeAll(async () => {
     clients = await openClients(kind, PROVISIONERS);

@@ -10,7 +10,8 @@ import { inGraph } from '../../src/store/sparql.js';
 import { sparqlIri } from '../../src/store/terms.js';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { FILE_GRAPH_PREFIX, ONTOLOGY_GRAPHS } from '../../src/vocab/graphs.js';
-import { cfc, mes, sm, w3 } from '../../src/vocab/terms.js';
+import { MES, SVC } from '../../src/vocab/namespaces.js';
+import { cfc, mes, sm, svc, w3 } from '../../src/vocab/terms.js';
 
 async function count(store: TripleStore, graph?: string): Promise<number> {
   const pattern = graph === undefined ? 'GRAPH ?g { ?s ?p ?o }' : inGraph(graph, '?s ?p ?o .');
@@ -60,7 +61,7 @@ describe('provisionOntology', () => {
       await store.ask(`ASK { ${inGraph(ONTOLOGY_GRAPHS.core, `${sparqlIri(cfc.implementsCapability)} ${sparqlIri(w3.domain)} ${sparqlIri(cfc.Operation)} .`)} }`),
     ).toBe(true);
     expect(
-      await store.ask(`ASK { ${inGraph(ONTOLOGY_GRAPHS.mes, `${sparqlIri(mes.ReceiveAbility)} ${sparqlIri(mes.complements)} ${sparqlIri(mes.PutAbility)} .`)} }`),
+      await store.ask(`ASK { ${inGraph(ONTOLOGY_GRAPHS.mes, `${sparqlIri(mes.Receive)} ${sparqlIri(mes.complements)} ${sparqlIri(mes.Put)} .`)} }`),
     ).toBe(true);
   });
 
@@ -93,7 +94,7 @@ describe('provisionOntology', () => {
     const mesTriples = await count(store, ONTOLOGY_GRAPHS.mes);
 
     const original = await readFile(path, 'utf8');
-    await writeFile(path, original.replace('mes:complements mes:PassAbility .', 'mes:complements mes:PassAbility ; rdfs:seeAlso <https://example.org/x> .'));
+    await writeFile(path, original.replace('mes:complements mes:Pass .', 'mes:complements mes:Pass ; rdfs:seeAlso <https://example.org/x> .'));
     const second = await provisionOntology(store, { files });
     expect(second.modules.map((m) => m.status)).toEqual(['unchanged', 'loaded']);
     expect(second.modules[1]!.hash).not.toBe(first.modules[1]!.hash);
@@ -102,6 +103,29 @@ describe('provisionOntology', () => {
     await writeFile(path, original);
     await provisionOntology(store, { files });
     expect(await count(store, ONTOLOGY_GRAPHS.mes)).toBe(mesTriples);
+  });
+
+  it('should replace the modules of a store provisioned with the earlier term names', async () => {
+    // The earlier release named the abilities mes:PutAbility ... and the inverses svc:realizes, svc:provides.
+    const earlier = async (file: OntologyFile): Promise<OntologyFile> => {
+      const path = join(dir, `earlier-${file.name}.ttl`);
+      const text = (await readFile(file.path, 'utf8'))
+        .replace(/\bmes:(Put|Receive|Pick|Release|Pass|Retrieve)\b/gu, 'mes:$1Ability')
+        .replace(/\bsvc:(realizes|provides)Capability\b/gu, 'svc:$1');
+      await writeFile(path, text);
+      return { ...file, path };
+    };
+    await provisionOntology(store, { files: await Promise.all(BUNDLED_ONTOLOGY_FILES.map(earlier)) });
+    const holds = (graph: string, iri: string): Promise<boolean> =>
+      store.ask(`ASK { ${inGraph(graph, `{ ${sparqlIri(iri)} ?p ?o } UNION { ?s ?p ${sparqlIri(iri)} }`)} }`);
+    expect(await holds(ONTOLOGY_GRAPHS.mes, MES('PutAbility'))).toBe(true);
+
+    const report = await provisionOntology(store);
+    expect(report.modules.map((m) => m.status)).toEqual(['unchanged', 'loaded', 'loaded', 'unchanged']);
+    expect(await holds(ONTOLOGY_GRAPHS.mes, MES('PutAbility'))).toBe(false);
+    expect(await holds(ONTOLOGY_GRAPHS.service, SVC('realizes'))).toBe(false);
+    expect(await holds(ONTOLOGY_GRAPHS.mes, mes.Put)).toBe(true);
+    expect(await holds(ONTOLOGY_GRAPHS.service, svc.realizesCapability)).toBe(true);
   });
 
   it('should reload a module whose graph holds a load that never finished (no hash)', async () => {

@@ -162,7 +162,7 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     expect(capability?.properties[svc.realizedByWorkflow]).toEqual([namedNode(WF)]);
     expect(await values(R, cfc.hasCapability)).toEqual([CAP_OPEN]);
     const text = await dump();
-    for (const inverse of [svc.hasWorkflow, svc.realizes, svc.hasService, svc.hasStateProperty, svc.provides])
+    for (const inverse of [svc.hasWorkflow, svc.realizesCapability, svc.hasService, svc.hasStateProperty, svc.providesCapability])
       expect(text).not.toContain(inverse);
   });
 

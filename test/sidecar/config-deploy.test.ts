@@ -179,10 +179,10 @@ describe('config/systemd', () => {
   };
 
   it.each([
-    ['config/systemd/semantic-sidecar@.service', 'start --config /etc/semantic-sidecar/%i.yaml', 'semantic-sidecar/%i'],
+    ['config/systemd/semantic-sidecar@.service', 'start --config /etc/semantic-sidecar/config/%i.yaml', 'semantic-sidecar/%i'],
     [
       'config/systemd/semantic-sidecar-watchdog.service',
-      'watchdog --config /etc/semantic-sidecar/watchdog.yaml',
+      'watchdog --config /etc/semantic-sidecar/config/watchdog.yaml',
       'semantic-sidecar/watchdog',
     ],
   ])('%s should run the right command, restart with limits, and be hardened', (path, command, stateDirectory) => {

@@ -323,7 +323,7 @@ describe('loadSidecarConfig CURIEs and IRIs', () => {
   it.each([
     ['svc:Service', svc.Service],
     ['cfc:Resource', 'https://w3id.org/circularfactory/Core#Resource'],
-    ['mes:PickAbility', 'https://w3id.org/circularfactory/MES#PickAbility'],
+    ['mes:Pick', 'https://w3id.org/circularfactory/MES#Pick'],
     ['plant:OpenDoorWorkflow', PLANT('OpenDoorWorkflow')],
     ['https://example.org/x#Y', 'https://example.org/x#Y'],
     ['urn:example:class', 'urn:example:class'],

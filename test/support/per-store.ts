@@ -2,15 +2,30 @@ import { afterAll, beforeAll, beforeEach, it } from '@jest/globals';
 import { OGM } from '../../src/ogm/index.js';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { ONTOLOGY_GRAPHS } from '../../src/vocab/index.js';
-import { openTestStore, type StoreKind } from './fixtures.js';
+import { openTestStore, remoteEndpoint, type StoreKind } from './fixtures.js';
+
+/** Whether tests on `kind` can run here: the remote store needs SPARQL_ENDPOINT. */
+export function storeConfigured(kind: StoreKind): boolean {
+  return kind === 'embedded' || remoteEndpoint() !== undefined;
+}
+
+/**
+ * Jest's `it` for tests on `kind`, or `it.skip` when that store is not configured, so that the
+ * summary counts those tests as skipped rather than passed.
+ */
+export function itOnStore(kind: StoreKind): typeof it.skip {
+  return storeConfigured(kind) ? it : it.skip;
+}
 
 /** The shared state of a suite run on one store kind. */
 export interface StoreSuite {
   readonly kind: StoreKind;
   store: TripleStore | undefined;
   ogm: OGM;
-  /** Registers a test that runs only when this store is configured (warns when skipped). */
-  onStore(name: string, fn: () => Promise<void>, timeout?: number): void;
+  /** `it` for this store: `it.skip` when it is not configured (see {@link itOnStore}). */
+  readonly it: typeof it.skip;
+  /** Registers a test that runs only when this store is configured (a jest skip otherwise). */
+  onStore(name: string, fn: () => Promise<void> | void, timeout?: number): void;
   /** N-Quads of the suite's data graph. */
   dump(graph?: string): Promise<string>;
   /** Requests the store has served so far. */
@@ -28,22 +43,14 @@ export function storeSuite(
   options: { extraGraphs?: readonly string[]; ontology?: { graph: string; turtle: string } } = {},
 ): StoreSuite {
   const extraGraphs = options.extraGraphs ?? [];
+  const test = itOnStore(kind);
   const suite: StoreSuite = {
     kind,
     store: undefined,
     ogm: undefined as unknown as OGM,
+    it: test,
     onStore(name, fn, timeout) {
-      it(
-        name,
-        async () => {
-          if (!suite.store) {
-            console.warn(`SKIPPED (${kind} store not configured: set SPARQL_ENDPOINT): ${name}`);
-            return;
-          }
-          await fn();
-        },
-        timeout,
-      );
+      test(name, fn, timeout);
     },
     dump: (g = graph) => suite.store!.dump({ graph: g }),
     requests: () => suite.store!.requestCount,

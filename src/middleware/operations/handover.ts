@@ -11,7 +11,7 @@ import type { MiddlewareContext } from '../runtime/context.js';
 
 /** Options of `mw.handover`. */
 export interface HandoverOptions {
-  /** This resource's handover ability for this change (`mes:PutAbility`, `mes:PickAbility`, ...). */
+  /** This resource's handover ability for this change (`mes:Put`, `mes:Pick`, ...). */
   mode: string;
   /** The workpiece this resource possesses now. */
   workpiece: string;
