@@ -1,5 +1,5 @@
 import type { Bindings, TripleStore } from '../store/triple-store.js';
-import { sparqlIri as I } from '../store/terms.js';
+import { TBOX_QUERY } from '../queries/schema.js';
 import { OWL, RDF, RDFS, XSD } from '../vocab/namespaces.js';
 import { w3 } from '../vocab/terms.js';
 
@@ -41,25 +41,6 @@ export class Tbox {
     return out;
   }
 }
-
-// Branches of one TBox query, each starting from a fixed predicate so the store uses its
-// predicate index instead of scanning every quad of every graph.
-const TBOX_QUERY = `
-SELECT ?k ?s ?o WHERE { GRAPH ?g {
-  { VALUES ?o { ${I(OWL('Class'))} ${I(RDFS('Class'))} ${I(OWL('ObjectProperty'))} ${I(OWL('DatatypeProperty'))} ${I(OWL('AnnotationProperty'))} ${I(RDF('Property'))} ${I(OWL('SymmetricProperty'))} ${I(OWL('TransitiveProperty'))} ${I(OWL('FunctionalProperty'))} }
-    ?s ${I(RDF('type'))} ?o . BIND("type" AS ?k) }
-  UNION { ?s ${I(RDFS('subClassOf'))} ?o . BIND("sub" AS ?k) }
-  UNION { ?s ${I(RDFS('domain'))} ?o . BIND("domain" AS ?k) }
-  UNION { ?s ${I(RDFS('range'))} ?o . BIND("range" AS ?k) }
-  UNION { ?s ${I(OWL('unionOf'))} ?o . BIND("union" AS ?k) }
-  UNION { ?s ${I(RDF('first'))} ?o . BIND("first" AS ?k) }
-  UNION { ?s ${I(RDF('rest'))} ?o . BIND("rest" AS ?k) }
-  UNION { ?s ${I(OWL('onProperty'))} ?o . BIND("onProperty" AS ?k) }
-  UNION { ?s ${I(OWL('cardinality'))} ?o . BIND("max" AS ?k) }
-  UNION { ?s ${I(OWL('qualifiedCardinality'))} ?o . BIND("max" AS ?k) }
-  UNION { ?s ${I(OWL('maxCardinality'))} ?o . BIND("max" AS ?k) }
-  UNION { ?s ${I(OWL('maxQualifiedCardinality'))} ?o . BIND("max" AS ?k) }
-} }`;
 
 type Edges = Map<string, string[]>;
 

@@ -1,5 +1,5 @@
 import { ValueError } from '../errors.js';
-import { sparqlIri, sparqlTerm, sparqlVar, type Term } from './terms.js';
+import { sparqlIri, sparqlTerm, sparqlVar, type NamedNodeTerm, type Term } from './terms.js';
 
 /**
  * Small builders for SPARQL text. Every IRI and literal goes through the term serializer, so
@@ -80,4 +80,14 @@ function render(value: SparqlValue): string {
 /** `GRAPH <g> { fragment }` as a fragment. */
 export function graphFragment(graph: string, body: SparqlFragment): SparqlFragment {
   return new SparqlFragment(inGraph(graph, body.text));
+}
+
+/** Joins fragments with spaces; the result holds only the fragments' own (safe) text. */
+export function concat(parts: readonly SparqlFragment[]): SparqlFragment {
+  return new SparqlFragment(parts.map((p) => p.text).join(' '));
+}
+
+/** `<p1>/<p2>/...`: a sequence property path of the given predicates. */
+export function sequencePath(predicates: readonly NamedNodeTerm[]): SparqlFragment {
+  return new SparqlFragment(predicates.map(sparqlTerm).join('/'));
 }
