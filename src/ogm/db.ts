@@ -71,9 +71,7 @@ export class OgmDb {
     graph = this.defaultGraph,
   ): Promise<boolean> {
     const g = assertIri(graph, 'graph');
-    const rows = triples.map(
-      (t): TripleRow => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object],
-    );
+    const rows = triples.map((t): TripleRow => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object]);
     const held: TripleRow = [assertIri(guard.subject, 'subject'), assertIri(guard.predicate, 'predicate'), guard.object];
     const { update, before, after } = guardedDeleteUpdate(g, rows, held);
     return this.store.conditionalUpdate(update, { before, after });
@@ -82,9 +80,7 @@ export class OgmDb {
   /** Deletes the given triples in one `DELETE DATA`; triples that are absent are ignored. */
   async tripleDelete(triples: readonly { subject: string; predicate: string; object: Term }[], graph = this.defaultGraph): Promise<void> {
     if (triples.length === 0) return;
-    const rows = triples.map(
-      (t): TripleRow => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object],
-    );
+    const rows = triples.map((t): TripleRow => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object]);
     await this.store.update(deleteUpdate(assertIri(graph, 'graph'), rows));
   }
 }

@@ -175,10 +175,10 @@ export class OGM {
    */
   async createTriples(input: CreateInput): Promise<{ graph: string; triples: { subject: string; predicate: string; object: Term }[] }> {
     const { graph, iri, classes, values } = await this.validateCreate(input);
-    const triples = [...classes, w3.NamedIndividual].map((c) => ({
+    const triples = [...classes, w3.NamedIndividual].map((c): { subject: string; predicate: string; object: Term } => ({
       subject: iri,
       predicate: w3.type,
-      object: { termType: 'NamedNode', value: c } as Term,
+      object: { termType: 'NamedNode', value: c },
     }));
     for (const [p, terms] of values) for (const t of terms) triples.push({ subject: iri, predicate: p, object: t });
     return { graph, triples };

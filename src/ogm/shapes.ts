@@ -11,6 +11,8 @@ import { CompactDataset } from './compact-dataset.js';
 import type { Tbox } from './tbox.js';
 import type { WriteIntent } from './validate.js';
 
+// N3's DataFactory functions do not use `this`.
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
 /** The validator's own environment, with datasets that stay small in memory (see CompactDataset). */

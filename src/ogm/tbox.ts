@@ -65,10 +65,10 @@ export function buildTbox(rows: Bindings[]): Tbox {
     const o = row.o;
     if (!k || !s || !o) continue;
     let byKind = edges.get(k);
-    if (!byKind) edges.set(k, (byKind = new Map()));
+    if (!byKind) edges.set(k, (byKind = new Map<string, string[]>()));
     add(byKind, termKey(s), termKey(o));
   }
-  const get = (k: string): Edges => edges.get(k) ?? new Map();
+  const get = (k: string): Edges => edges.get(k) ?? new Map<string, string[]>();
   const types = get('type');
   const classes = new Set<string>();
   for (const [s, os] of types) if (os.includes(OWL('Class')) || os.includes(RDFS('Class'))) classes.add(s);
@@ -166,7 +166,7 @@ function readMaxCounts(sub: Edges, onProperty: Edges, max: Edges): Map<string, M
       const n = max.get(r)?.map(Number).filter(Number.isFinite);
       if (!prop || !n || n.length === 0) continue;
       let byProp = out.get(cls);
-      if (!byProp) out.set(cls, (byProp = new Map()));
+      if (!byProp) out.set(cls, (byProp = new Map<string, number>()));
       byProp.set(prop, Math.min(...n, byProp.get(prop) ?? Infinity));
     }
   }

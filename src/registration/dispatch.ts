@@ -2,7 +2,7 @@ import { OperationResolutionError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import type { Tbox } from '../ogm/tbox.js';
-import { FRESH_CANDIDATES, operationWorkflowsQuery, pinnedDispatchQuery, unpinnedDispatchQuery } from '../queries/dispatch.js';
+import { operationWorkflowsQuery, pinnedDispatchQuery, unpinnedDispatchQuery } from '../queries/dispatch.js';
 import type { Bindings } from '../store/triple-store.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
@@ -44,7 +44,7 @@ async function subclassClosure(ogm: OGM, cls: string): Promise<{ terms: NamedNod
   // An undeclared class has no subclasses, and is not cached: callers must not grow the cache.
   if (!tbox.hasClass(cls)) return { terms: [namedNode(cls)], declared: false };
   let byClass = closures.get(tbox);
-  if (!byClass) closures.set(tbox, (byClass = new Map()));
+  if (!byClass) closures.set(tbox, (byClass = new Map<string, NamedNodeTerm[]>()));
   let terms = byClass.get(cls);
   if (!terms) {
     const subs = [...tbox.classes].filter((c) => c !== cls && tbox.isSubClassOf(c, cls));
@@ -75,7 +75,7 @@ function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
  *
  * Of several candidates the freshest `svc:lastHeartbeat` wins (a Service without heartbeat
  * last, ties broken by IRI), so a live instance is preferred over one about to be swept. Pinned
- * to a resource, that order is exact. Unpinned, it is exact among up to {@link FRESH_CANDIDATES}
+ * to a resource, that order is exact. Unpinned, it is exact among up to `FRESH_CANDIDATES` (`queries/dispatch.ts`)
  * Services heartbeating within `freshWithinSeconds`; beyond that the freshest of the first ones
  * found is taken (bounded cost on the embedded store: 0.2-0.4 ms instead of ~100 ms at 10,000
  * Services of one class, see `unpinnedDispatchQuery` for the worst case; Virtuoso hash-joins the whole

@@ -73,7 +73,7 @@ function render(value: SparqlValue): string {
     return String(value);
   }
   if (Array.isArray(value)) return termList(value);
-  if (typeof value === 'object' && value !== null && 'termType' in value) return sparqlTerm(value as Term);
+  if (typeof value === 'object' && value !== null && 'termType' in value) return sparqlTerm(value);
   throw new ValueError(`refusing to write a ${typeof value} into SPARQL text: wrap it as a term (namedNode or literal)`);
 }
 

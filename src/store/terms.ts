@@ -60,6 +60,7 @@ const LITERAL_ESCAPES: Readonly<Record<string, string>> = {
 };
 // Other control characters go as \uXXXX escapes: SPARQL allows them raw, but Virtuoso's parser
 // takes a raw U+0000 for the end of the text ("Unterminated string") and fails the request.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f]/gu;
 
 function escapeChar(ch: string): string {

@@ -40,10 +40,10 @@ function sourceFiles(dir: string): string[] {
 
 describe('query layer', () => {
   it('should find SPARQL text and builders in a sample, but not in comments', () => {
-    expect(sparqlLines("const q = sparql`ASK { ?s ?p ?o }`;")).toHaveLength(1);
+    expect(sparqlLines('const q = sparql`ASK { ?s ?p ?o }`;')).toHaveLength(1);
     expect(sparqlLines("store.select('SELECT ?s WHERE { ?s ?p ?o }');")).toHaveLength(1);
     expect(sparqlLines('const u = `DELETE DATA { ${x} }`;')).toHaveLength(1);
-    expect(sparqlLines("await store.update(`CLEAR SILENT GRAPH ${g}`);")).toHaveLength(1);
+    expect(sparqlLines('await store.update(`CLEAR SILENT GRAPH ${g}`);')).toHaveLength(1);
     expect(sparqlLines("import { sparql } from '../store/sparql.js';")).toHaveLength(1);
     expect(sparqlLines("import type { SparqlFragment } from '../store/sparql.js';")).toEqual([]);
     expect(sparqlLines('/** One `INSERT DATA { .. }`, see `SELECT ?s`. */\n// ASK { }\nconst url = "http://x"; // WHERE {')).toEqual([]);
