@@ -13,7 +13,7 @@ import { currentStates, severalStates } from './possession-reads.js';
  * `possessor cfc:hasPossessor state` (the spec's low-level atomic append) and
  * `workpiece cfc:hasPossessedWorkpiece state` (exactly one, set and re-pointed through a guarded
  * OGM commit). A new PossessionState is minted for every change; older ones stay as history.
- * The reads (current possession, complementary abilities) are in `possession-queries.ts` and
+ * The reads (current possession, complementary abilities) are in `possession-reads.ts` and
  * re-exported here.
  */
 
