@@ -7,12 +7,12 @@ import { matchedOnce, operationOfService, S, selfAndParts, SVC } from './service
 
 /**
  * SPARQL text of liveness: finding stale Services, the sweep's two bulk matches, and the running
- * Operations queue reconstruction checks. The pieces of the liveness rules are reusable by other queries (queue reconstruction uses the
- * same per-Operation rule as the sweep). Variables a piece introduces for itself are prefixed
- * `liveness_` so they never capture a caller's variable (inside `NOT EXISTS` a variable bound
- * outside would be substituted).
+ * Operations queue reconstruction checks. The pieces of the liveness rules are reusable by other
+ * queries (queue reconstruction uses the same per-Operation rule as the sweep). Variables a piece
+ * introduces for itself are prefixed `liveness_` so they never capture a caller's variable
+ * (inside `NOT EXISTS` a variable bound outside would be substituted).
  *
- * Timestamps are compared as `xsd:dateTime` against a cutoff literal. A heartbeat that cannot be
+ * Timestamps are compared as timestamp literals (`dateTimeLiteral`) against a cutoff. A heartbeat that cannot be
  * compared (an untyped string) counts as fresh, as in the Python reference, whose comparison
  * never matches it: such a Service is never stale, so never swept, so it survives. The pieces
  * say so with `COALESCE(?hb >= cutoff, true)`, which both stores evaluate alike (Oxigraph raises
