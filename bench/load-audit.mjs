@@ -9,9 +9,8 @@
 // the bridge ran the workflow exactly as often as the receiver claimed. In the graph: no
 // Operation beyond the requested ones.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { concat } from '../dist/registration/service-queries.js';
 import { openRemoteStore } from '../dist/store/remote-store.js';
-import { graphFragment, sparql } from '../dist/store/sparql.js';
+import { concat, graphFragment, sparql } from '../dist/store/sparql.js';
 import { namedNode } from '../dist/store/terms.js';
 import { cfc, svc, w3 } from '../dist/vocab/index.js';
 import { OPEN } from './load-callers.mjs';

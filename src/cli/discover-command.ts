@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import { OGM } from '../ogm/ogm.js';
 import { DEFAULT_FRESH_WITHIN_SECONDS } from '../registration/dispatch.js';
-import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { compactIri, expandIri } from './curie.js';
 import { CommandFailure } from './exit-codes.js';
 import { integerFlag, openStoreFromFlag, storeOption } from './flags.js';
 import { ageSeconds, formatAge, table } from './format.js';
 import type { CliIo } from './io.js';
-import { findReceivers, type Receiver } from './queries.js';
+import { findReceivers, type Receiver } from '../queries/discovery.js';
 
 /** Parsed options of `discover`. */
 export interface DiscoverOptions {
@@ -55,7 +54,7 @@ export async function runDiscover(options: DiscoverOptions, io: CliIo, now: Date
   try {
     const closure = await classClosure(new OGM({ store, graph }), capabilityClass);
     declared = closure.declared;
-    receivers = await findReceivers(store, { graph, classes: closure.terms, limit });
+    receivers = await findReceivers(store, { graph, classes: closure.classes, limit });
   } finally {
     await store.close();
   }
@@ -74,11 +73,11 @@ export async function runDiscover(options: DiscoverOptions, io: CliIo, now: Date
 }
 
 /** The class and its declared subclasses, from the store's ontology. */
-async function classClosure(ogm: OGM, cls: string): Promise<{ terms: NamedNodeTerm[]; declared: boolean }> {
+async function classClosure(ogm: OGM, cls: string): Promise<{ classes: string[]; declared: boolean }> {
   const tbox = await ogm.tbox();
-  if (!tbox.hasClass(cls)) return { terms: [namedNode(cls)], declared: false };
+  if (!tbox.hasClass(cls)) return { classes: [cls], declared: false };
   const subclasses = [...tbox.classes].filter((c) => c !== cls && tbox.isSubClassOf(c, cls)).sort();
-  return { terms: [cls, ...subclasses].map((c) => namedNode(c)), declared: true };
+  return { classes: [cls, ...subclasses], declared: true };
 }
 
 function withAge(receiver: Receiver, now: Date, freshWithin: number): DiscoveredReceiver {

@@ -9,7 +9,7 @@ import { CommandFailure } from './exit-codes.js';
 import { openStoreFromFlag, storeOption } from './flags.js';
 import { ageSeconds, formatAge, table } from './format.js';
 import type { CliIo } from './io.js';
-import { capabilitiesOf, servicesOf, type CapabilityState, type ServiceState } from './queries.js';
+import { capabilitiesOf, servicesOf, type CapabilityState, type ServiceState } from '../queries/discovery.js';
 
 /** Parsed options of `status`. */
 export interface StatusOptions {

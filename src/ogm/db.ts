@@ -4,7 +4,7 @@ import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { cfc } from '../vocab/terms.js';
 import type { Tbox } from './tbox.js';
-import { appendUpdate, deleteUpdate, guardedDeleteUpdate, triplePattern } from './updates.js';
+import { appendUpdate, deleteUpdate, guardedDeleteUpdate, type TripleRow } from '../queries/ogm-writes.js';
 import { toTerm, type ValueInput } from './values.js';
 
 /** Properties the spec lets bypass the OGM's replace semantics as atomic multi-valued appends. */
@@ -71,23 +71,16 @@ export class OgmDb {
     graph = this.defaultGraph,
   ): Promise<boolean> {
     const g = assertIri(graph, 'graph');
-    const rows = triples.map(
-      (t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term],
-    );
-    const held: [string, string, Term] = [assertIri(guard.subject, 'subject'), assertIri(guard.predicate, 'predicate'), guard.object];
-    const pattern = triplePattern(g, held);
-    return this.store.conditionalUpdate(guardedDeleteUpdate(g, rows, held), {
-      before: `ASK ${pattern}`,
-      after: `ASK { FILTER NOT EXISTS ${pattern} }`,
-    });
+    const rows = triples.map((t): TripleRow => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object]);
+    const held: TripleRow = [assertIri(guard.subject, 'subject'), assertIri(guard.predicate, 'predicate'), guard.object];
+    const { update, before, after } = guardedDeleteUpdate(g, rows, held);
+    return this.store.conditionalUpdate(update, { before, after });
   }
 
   /** Deletes the given triples in one `DELETE DATA`; triples that are absent are ignored. */
   async tripleDelete(triples: readonly { subject: string; predicate: string; object: Term }[], graph = this.defaultGraph): Promise<void> {
     if (triples.length === 0) return;
-    const rows = triples.map(
-      (t) => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object] as [string, string, Term],
-    );
+    const rows = triples.map((t): TripleRow => [assertIri(t.subject, 'subject'), assertIri(t.predicate, 'predicate'), t.object]);
     await this.store.update(deleteUpdate(assertIri(graph, 'graph'), rows));
   }
 }

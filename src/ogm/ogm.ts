@@ -19,7 +19,7 @@ import {
   guardPatterns,
   oneOfPatterns,
   typesQuery,
-} from './updates.js';
+} from '../queries/ogm-writes.js';
 import type { SparqlFragment } from '../store/sparql.js';
 import { checkClasses, checkInputShape, checkMaxCounts, classesOf, resolveRemovals, resolveValues, type WriteIntent } from './validate.js';
 import type { ValueInput } from './values.js';
@@ -175,10 +175,10 @@ export class OGM {
    */
   async createTriples(input: CreateInput): Promise<{ graph: string; triples: { subject: string; predicate: string; object: Term }[] }> {
     const { graph, iri, classes, values } = await this.validateCreate(input);
-    const triples = [...classes, w3.NamedIndividual].map((c) => ({
+    const triples = [...classes, w3.NamedIndividual].map((c): { subject: string; predicate: string; object: Term } => ({
       subject: iri,
       predicate: w3.type,
-      object: { termType: 'NamedNode', value: c } as Term,
+      object: { termType: 'NamedNode', value: c },
     }));
     for (const [p, terms] of values) for (const t of terms) triples.push({ subject: iri, predicate: p, object: t });
     return { graph, triples };
@@ -255,7 +255,7 @@ export class OGM {
       return { tbox, set };
     });
     await this.checkShapes(tbox, graph, { focus: MATCHED, classes, values: set }, new Set(set.keys()));
-    await this.store.update(commitMatchingUpdate(graph, input.match.text, set, this.store.deletesWithUnboundVariables === true));
+    await this.store.update(commitMatchingUpdate(graph, input.match, set, this.store.deletesWithUnboundVariables === true));
   }
 
   private async checkShapes(tbox: Tbox, graph: string, intent: WriteIntent, paths?: ReadonlySet<string>): Promise<void> {

@@ -4,13 +4,15 @@ import defaultEnvironment from 'rdf-validate-shacl/src/defaultEnv.js';
 import { ValidationError } from '../errors.js';
 import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
-import { sparqlIri } from '../store/terms.js';
+import { graphTriplesQuery } from '../queries/schema.js';
 import { RDF, SH } from '../vocab/namespaces.js';
 import type { Quad } from '@rdfjs/types';
 import { CompactDataset } from './compact-dataset.js';
 import type { Tbox } from './tbox.js';
 import type { WriteIntent } from './validate.js';
 
+// N3's DataFactory functions do not use `this`.
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
 /** The validator's own environment, with datasets that stay small in memory (see CompactDataset). */
@@ -41,7 +43,7 @@ export class WriteShapes {
 
   /** Reads every shape from the named graph `graph` (one query). */
   static async load(store: TripleStore, graph: string): Promise<WriteShapes> {
-    const rows = await store.select(`SELECT ?s ?p ?o WHERE { GRAPH ${sparqlIri(graph)} { ?s ?p ?o } }`);
+    const rows = await store.select(graphTriplesQuery(graph));
     return WriteShapes.fromRows(rows);
   }
 

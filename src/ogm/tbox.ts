@@ -1,5 +1,5 @@
 import type { Bindings, TripleStore } from '../store/triple-store.js';
-import { sparqlIri as I } from '../store/terms.js';
+import { TBOX_QUERY } from '../queries/schema.js';
 import { OWL, RDF, RDFS, XSD } from '../vocab/namespaces.js';
 import { w3 } from '../vocab/terms.js';
 
@@ -42,25 +42,6 @@ export class Tbox {
   }
 }
 
-// Branches of one TBox query, each starting from a fixed predicate so the store uses its
-// predicate index instead of scanning every quad of every graph.
-const TBOX_QUERY = `
-SELECT ?k ?s ?o WHERE { GRAPH ?g {
-  { VALUES ?o { ${I(OWL('Class'))} ${I(RDFS('Class'))} ${I(OWL('ObjectProperty'))} ${I(OWL('DatatypeProperty'))} ${I(OWL('AnnotationProperty'))} ${I(RDF('Property'))} ${I(OWL('SymmetricProperty'))} ${I(OWL('TransitiveProperty'))} ${I(OWL('FunctionalProperty'))} }
-    ?s ${I(RDF('type'))} ?o . BIND("type" AS ?k) }
-  UNION { ?s ${I(RDFS('subClassOf'))} ?o . BIND("sub" AS ?k) }
-  UNION { ?s ${I(RDFS('domain'))} ?o . BIND("domain" AS ?k) }
-  UNION { ?s ${I(RDFS('range'))} ?o . BIND("range" AS ?k) }
-  UNION { ?s ${I(OWL('unionOf'))} ?o . BIND("union" AS ?k) }
-  UNION { ?s ${I(RDF('first'))} ?o . BIND("first" AS ?k) }
-  UNION { ?s ${I(RDF('rest'))} ?o . BIND("rest" AS ?k) }
-  UNION { ?s ${I(OWL('onProperty'))} ?o . BIND("onProperty" AS ?k) }
-  UNION { ?s ${I(OWL('cardinality'))} ?o . BIND("max" AS ?k) }
-  UNION { ?s ${I(OWL('qualifiedCardinality'))} ?o . BIND("max" AS ?k) }
-  UNION { ?s ${I(OWL('maxCardinality'))} ?o . BIND("max" AS ?k) }
-  UNION { ?s ${I(OWL('maxQualifiedCardinality'))} ?o . BIND("max" AS ?k) }
-} }`;
-
 type Edges = Map<string, string[]>;
 
 function add(map: Edges, key: string, value: string): void {
@@ -84,10 +65,10 @@ export function buildTbox(rows: Bindings[]): Tbox {
     const o = row.o;
     if (!k || !s || !o) continue;
     let byKind = edges.get(k);
-    if (!byKind) edges.set(k, (byKind = new Map()));
+    if (!byKind) edges.set(k, (byKind = new Map<string, string[]>()));
     add(byKind, termKey(s), termKey(o));
   }
-  const get = (k: string): Edges => edges.get(k) ?? new Map();
+  const get = (k: string): Edges => edges.get(k) ?? new Map<string, string[]>();
   const types = get('type');
   const classes = new Set<string>();
   for (const [s, os] of types) if (os.includes(OWL('Class')) || os.includes(RDFS('Class'))) classes.add(s);
@@ -185,7 +166,7 @@ function readMaxCounts(sub: Edges, onProperty: Edges, max: Edges): Map<string, M
       const n = max.get(r)?.map(Number).filter(Number.isFinite);
       if (!prop || !n || n.length === 0) continue;
       let byProp = out.get(cls);
-      if (!byProp) out.set(cls, (byProp = new Map()));
+      if (!byProp) out.set(cls, (byProp = new Map<string, number>()));
       byProp.set(prop, Math.min(...n, byProp.get(prop) ?? Infinity));
     }
   }

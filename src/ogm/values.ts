@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.js';
 import { isIri, preview } from '../iri/validate.js';
-import { literal, type LiteralTerm, type NamedNodeTerm, type Term } from '../store/terms.js';
+import { dateTimeLiteral, literal, type LiteralTerm, type NamedNodeTerm, type Term } from '../store/terms.js';
 import { RDFS, XSD } from '../vocab/namespaces.js';
 import { xsd } from '../vocab/terms.js';
 import type { PropertyInfo } from './tbox.js';
@@ -50,7 +50,7 @@ function toObject(info: PropertyInfo, value: ValueInput): NamedNodeTerm {
 function toLiteral(info: PropertyInfo, value: ValueInput): LiteralTerm {
   const want = rangeDatatype(info);
   let term: LiteralTerm;
-  if (value instanceof Date) term = literal(isoDate(info, value), xsd.dateTime);
+  if (value instanceof Date) term = dateTimeLiteral(validDate(info, value));
   else if (typeof value === 'boolean') term = literal(String(value), xsd.boolean);
   else if (typeof value === 'number') term = numberLiteral(info, value, want);
   else if (typeof value === 'string') term = literal(value, want ?? xsd.string);
@@ -68,9 +68,9 @@ function toLiteral(info: PropertyInfo, value: ValueInput): LiteralTerm {
   return term;
 }
 
-function isoDate(info: PropertyInfo, d: Date): string {
+function validDate(info: PropertyInfo, d: Date): Date {
   if (Number.isNaN(d.getTime())) reject(info.iri, 'valid-date', `an invalid Date was given for <${info.iri}>`);
-  return d.toISOString();
+  return d;
 }
 
 function numberLiteral(info: PropertyInfo, n: number, want: string | undefined): LiteralTerm {

@@ -3,10 +3,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { SemanticMiddlewareError, StoreError, UnavailableError, ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { inGraph, triple } from '../store/sparql.js';
-import { literal, namedNode, sparqlIri } from '../store/terms.js';
+import { clearGraphUpdate, countTriplesQuery, holdsHashAsk, markHashUpdate } from '../queries/provisioning.js';
 import type { RdfFormat, TripleStore } from '../store/triple-store.js';
-import { sm } from '../vocab/terms.js';
 import { acquireProvisioningLease } from './provisioning-lease.js';
 
 /** One RDF file and the named graph it is loaded into. */
@@ -76,18 +74,14 @@ export async function assertReadableFile(path: string): Promise<void> {
   throw new ValueError(`cannot read ontology file "${path}": it is not a regular file`);
 }
 
-function hashTriple(graph: string, hash: string): string {
-  return triple(namedNode(graph), namedNode(sm.contentHash), literal(hash));
-}
-
 async function countTriples(store: TripleStore, graph: string): Promise<number | undefined> {
-  const rows = await store.select(`SELECT (COUNT(*) AS ?n) WHERE { ${inGraph(graph, '?s ?p ?o .')} }`);
+  const rows = await store.select(countTriplesQuery(graph));
   const n = Number(rows[0]?.n?.value);
   return Number.isFinite(n) ? n : undefined;
 }
 
 function holdsHash(store: TripleStore, graph: string, hash: string): Promise<boolean> {
-  return store.ask(`ASK { ${inGraph(graph, hashTriple(graph, hash))} }`);
+  return store.ask(holdsHashAsk(graph, hash));
 }
 
 /**
@@ -106,7 +100,7 @@ async function replaceUnlessCurrent(
   });
   try {
     if (await holdsHash(store, graph, hash)) return undefined;
-    await store.update(`CLEAR SILENT GRAPH ${sparqlIri(graph)}`);
+    await store.update(clearGraphUpdate(graph));
     try {
       await store.load(bytes.toString('utf8'), {
         graph,
@@ -124,7 +118,7 @@ async function replaceUnlessCurrent(
     // A holder that stalled past its lease may have been overtaken: leave the graph unmarked,
     // so that the next provisioning loads it again.
     if (!lease.held) throw new UnavailableError(`lost the provisioning lease of <${graph}> while loading "${path}" (the load stalled for over ${LIMITS.provisioningLeaseMs / 1000} s): provision again`);
-    await store.update(`INSERT DATA { ${inGraph(graph, hashTriple(graph, hash))} }`);
+    await store.update(markHashUpdate(graph, hash));
     return { triples: await countTriples(store, graph) };
   } finally {
     await lease.release();

@@ -3,10 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UnavailableError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { assertIri } from '../iri/validate.js';
-import { graphFragment, sparql, type SparqlFragment } from '../store/sparql.js';
-import { dateTimeLiteral, literal, namedNode, type LiteralTerm, type NamedNodeTerm } from '../store/terms.js';
+import { breakExpiredLeaseUpdate, releaseLeaseUpdate, renewLeaseUpdate, takeLeaseUpdate } from '../queries/provisioning.js';
+import { literal, namedNode, type LiteralTerm, type NamedNodeTerm } from '../store/terms.js';
 import type { TripleStore } from '../store/triple-store.js';
-import { sm } from '../vocab/terms.js';
 
 /** A held lease on one module graph; `release` gives it up (and stops renewing it). */
 export interface ProvisioningLease {
@@ -24,58 +23,28 @@ export interface LeaseOptions {
   readonly onWait?: (graph: string) => void;
 }
 
-const HOLDER = namedNode(sm.provisioningHolder);
-const EXPIRES = namedNode(sm.provisioningExpires);
-
-/** `GRAPH sm:provisioning { body }` */
-function inLeases(body: SparqlFragment): SparqlFragment {
-  return graphFragment(sm.provisioningGraph, body);
+function expiry(leaseMs: number): Date {
+  return new Date(Date.now() + leaseMs);
 }
 
-/** `<module> sm:provisioningHolder "token"` in the lease graph: the lease is `token`'s. */
-function heldBy(module: NamedNodeTerm, token: LiteralTerm): SparqlFragment {
-  return inLeases(sparql`${module} ${HOLDER} ${token} .`);
-}
-
-function expiry(leaseMs: number): LiteralTerm {
-  return dateTimeLiteral(new Date(Date.now() + leaseMs));
-}
-
-/**
- * Takes the lease if nobody holds it, in one conditional update. The WHERE counts holders in a
- * subquery, which always yields one row: Virtuoso ignores a lone `FILTER NOT EXISTS`, and finds
- * no solution at all for `OPTIONAL {..} FILTER(!BOUND(..))` when an IRI in it is new to the
- * store. In this form Virtuoso lets exactly one of many concurrent takers win (measured: 16
- * clients at once, 100 rounds).
- */
 async function tryTake(store: TripleStore, module: NamedNodeTerm, token: LiteralTerm, leaseMs: number): Promise<boolean> {
-  const free = sparql`{ SELECT (COUNT(?held) AS ?holders) WHERE { ${inLeases(sparql`${module} ${HOLDER} ?held .`)} } } FILTER(?holders = 0)`;
-  const held = inLeases(sparql`${module} ${HOLDER} ${token} ; ${EXPIRES} ${expiry(leaseMs)} .`);
-  return store.conditionalUpdate(`INSERT { ${held} } WHERE { ${free} }`, {
-    before: `ASK { ${free} }`,
-    after: `ASK { ${heldBy(module, token)} }`,
-  });
+  const { update, before, after } = takeLeaseUpdate(module, token, expiry(leaseMs));
+  return store.conditionalUpdate(update, { before, after });
 }
 
 /** Removes the lease on `module` if it has expired (its holder died or hung); idempotent. */
 async function breakExpired(store: TripleStore, module: NamedNodeTerm): Promise<void> {
-  const lease = inLeases(sparql`${module} ${HOLDER} ?holder ; ${EXPIRES} ?expires .`);
-  await store.update(sparql`DELETE { ${lease} } WHERE { ${lease} FILTER(?expires < ${dateTimeLiteral()}) }`.text);
+  await store.update(breakExpiredLeaseUpdate(module, new Date()));
 }
 
 /** Moves the expiry of our own lease forward; false when the lease is no longer ours. */
 async function renew(store: TripleStore, module: NamedNodeTerm, token: LiteralTerm, leaseMs: number): Promise<boolean> {
-  const mine = inLeases(sparql`${module} ${HOLDER} ${token} ; ${EXPIRES} ?expires .`);
-  const renewed = inLeases(sparql`${module} ${EXPIRES} ${expiry(leaseMs)} .`);
-  return store.conditionalUpdate(`DELETE { ${inLeases(sparql`${module} ${EXPIRES} ?expires .`)} } INSERT { ${renewed} } WHERE { ${mine} }`, {
-    before: `ASK { ${mine} }`,
-    after: `ASK { ${heldBy(module, token)} }`,
-  });
+  const { update, before, after } = renewLeaseUpdate(module, token, expiry(leaseMs));
+  return store.conditionalUpdate(update, { before, after });
 }
 
 async function giveUp(store: TripleStore, module: NamedNodeTerm, token: LiteralTerm): Promise<void> {
-  const mine = inLeases(sparql`${module} ${HOLDER} ${token} ; ${EXPIRES} ?expires .`);
-  await store.update(`DELETE { ${mine} } WHERE { ${mine} }`);
+  await store.update(releaseLeaseUpdate(module, token));
 }
 
 /**

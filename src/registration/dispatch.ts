@@ -2,12 +2,10 @@ import { OperationResolutionError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import type { Tbox } from '../ogm/tbox.js';
-import { graphFragment, sparql, type SparqlFragment } from '../store/sparql.js';
+import { operationWorkflowsQuery, pinnedDispatchQuery, unpinnedDispatchQuery } from '../queries/dispatch.js';
 import type { Bindings } from '../store/triple-store.js';
-import { dateTimeLiteral, namedNode, type NamedNodeTerm } from '../store/terms.js';
-import { cfc, svc, w3 } from '../vocab/terms.js';
+import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
-import { concat } from './service-queries.js';
 
 /** Where to send an Operation: the spec's `(capability_instance_iri, service_iri, service_address)`. */
 export interface DispatchTarget {
@@ -34,10 +32,6 @@ export interface ResolveDispatchTargetOptions extends GraphOption {
 
 /** Default freshness window of unpinned discovery, in seconds: the default staleness threshold. */
 export const DEFAULT_FRESH_WITHIN_SECONDS = 90;
-/** Fresh candidates unpinned discovery ranks by heartbeat. */
-export const FRESH_CANDIDATES = 16;
-/** Candidates of any heartbeat unpinned discovery falls back to when none is fresh. */
-export const FALLBACK_CANDIDATES = 8;
 
 // Subclass closures per cached TBox: the TBox object is replaced when the ontology is re-read,
 // which drops its entries with it.
@@ -50,7 +44,7 @@ async function subclassClosure(ogm: OGM, cls: string): Promise<{ terms: NamedNod
   // An undeclared class has no subclasses, and is not cached: callers must not grow the cache.
   if (!tbox.hasClass(cls)) return { terms: [namedNode(cls)], declared: false };
   let byClass = closures.get(tbox);
-  if (!byClass) closures.set(tbox, (byClass = new Map()));
+  if (!byClass) closures.set(tbox, (byClass = new Map<string, NamedNodeTerm[]>()));
   let terms = byClass.get(cls);
   if (!terms) {
     const subs = [...tbox.classes].filter((c) => c !== cls && tbox.isSubClassOf(c, cls));
@@ -58,66 +52,6 @@ async function subclassClosure(ogm: OGM, cls: string): Promise<{ terms: NamedNod
     byClass.set(cls, terms);
   }
   return { terms, declared: true };
-}
-
-const T = Object.freeze({
-  type: namedNode(w3.type),
-  realizedByWorkflow: namedNode(svc.realizedByWorkflow),
-  isWorkflowOf: namedNode(svc.isWorkflowOf),
-  isServiceOf: namedNode(svc.isServiceOf),
-  address: namedNode(svc.address),
-  lastHeartbeat: namedNode(svc.lastHeartbeat),
-  implementsCapability: namedNode(cfc.implementsCapability),
-  hasCapability: namedNode(cfc.hasCapability),
-});
-
-/**
- * Pinned: start from the resource's few Services (`?svc svc:isServiceOf <R>`), the most
- * selective pattern, walk back to the Capability and test its class last, then order every
- * candidate by heartbeat (exact: a resource has few Services). The Capability is also anchored
- * on the resource (`<R> cfc:hasCapability ?cap`, which registration always writes): without it
- * Virtuoso's planner starts from the class and took 140-220 ms at 10,000 Services instead of
- * ~10 ms.
- */
-function pinnedQuery(graph: string, resource: NamedNodeTerm, classes: readonly NamedNodeTerm[]): SparqlFragment {
-  const where = sparql`?svc ${T.isServiceOf} ${resource} .
-    ?svc ${T.address} ?addr .
-    ?wf ${T.isWorkflowOf} ?svc .
-    ?cap ${T.realizedByWorkflow} ?wf .
-    ${resource} ${T.hasCapability} ?cap .
-    ?cap ${T.type} ?cls . FILTER(?cls IN ${classes})
-    OPTIONAL { ?svc ${T.lastHeartbeat} ?hb }`;
-  return sparql`SELECT ?cap ?svc ?addr WHERE { ${graphFragment(graph, where)} } ORDER BY DESC(?hb) ?svc ?cap LIMIT 1`;
-}
-
-/**
- * Unpinned: the class is the only bound input, so the walk starts there: `?cap rdf:type <C>`, or
- * a `VALUES` block for a closure of several classes (on the embedded store both are 15-20% faster
- * than `FILTER(?cls IN (...))`, which tests every type triple). Ordering every candidate by
- * heartbeat is a whole-class scan (about 100 ms at 10,000 Services of one class on the embedded
- * store), so the choice is made among a bounded sample: the first {@link FRESH_CANDIDATES}
- * candidates whose heartbeat is within the freshness window (the scan skips the others, so a
- * block of dead Services does not hide the live ones), plus the first
- * {@link FALLBACK_CANDIDATES} of any heartbeat, used only when no fresh one exists.
- *
- * Cost: each candidate skipped (stale, or deregistered and so without address) costs the
- * embedded store 7-11 us, and candidates are met in the store's order, on Oxigraph most recently
- * written first. With the dead Services spread through the plant (1,000 among 10,000) the query
- * takes 0.2-0.4 ms; a block of 1,000 dead ones registered after every live one is met first and
- * costs 7-12 ms, whatever the heartbeats' values.
- */
-function unpinnedQuery(graph: string, classes: readonly NamedNodeTerm[], cutoff: Date): SparqlFragment {
-  const typed =
-    classes.length === 1
-      ? sparql`?cap ${T.type} ${classes[0]!} .`
-      : sparql`VALUES ?cls { ${concat(classes.map((c) => sparql`${c}`))} } ?cap ${T.type} ?cls .`;
-  const chain = sparql`${typed}
-    ?cap ${T.realizedByWorkflow} ?wf .
-    ?wf ${T.isWorkflowOf} ?svc .
-    ?svc ${T.address} ?addr .`;
-  const where = sparql`{ SELECT ?cap ?svc ?addr ?hb WHERE { ${chain} ?svc ${T.lastHeartbeat} ?hb . FILTER(?hb >= ${dateTimeLiteral(cutoff)}) } LIMIT ${FRESH_CANDIDATES} }
-    UNION { SELECT ?cap ?svc ?addr ?hb WHERE { ${chain} OPTIONAL { ?svc ${T.lastHeartbeat} ?hb } } LIMIT ${FALLBACK_CANDIDATES} }`;
-  return sparql`SELECT ?cap ?svc ?addr WHERE { ${graphFragment(graph, where)} } ORDER BY DESC(?hb) ?svc ?cap LIMIT 1`;
 }
 
 /** The oldest heartbeat unpinned discovery counts as fresh. */
@@ -141,10 +75,10 @@ function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
  *
  * Of several candidates the freshest `svc:lastHeartbeat` wins (a Service without heartbeat
  * last, ties broken by IRI), so a live instance is preferred over one about to be swept. Pinned
- * to a resource, that order is exact. Unpinned, it is exact among up to {@link FRESH_CANDIDATES}
+ * to a resource, that order is exact. Unpinned, it is exact among up to `FRESH_CANDIDATES` (`queries/dispatch.ts`)
  * Services heartbeating within `freshWithinSeconds`; beyond that the freshest of the first ones
  * found is taken (bounded cost on the embedded store: 0.2-0.4 ms instead of ~100 ms at 10,000
- * Services of one class, see `unpinnedQuery` for the worst case; Virtuoso hash-joins the whole
+ * Services of one class, see `unpinnedDispatchQuery` for the worst case; Virtuoso hash-joins the whole
  * chain whatever the shape, ~150 ms per branch there at that size).
  * Pinned, the class closure is matched with `FILTER(?cls IN (...))`, not `VALUES`: on Oxigraph a
  * `VALUES` block is joined first and turned the pinned query into a class scan (60 ms instead of
@@ -168,8 +102,8 @@ export async function resolveDispatchTarget(
   const graph = graphOf(ogm, options);
   const cutoff = freshnessCutoff(options);
   const { terms, declared } = await subclassClosure(ogm, cls);
-  const query = target ? pinnedQuery(graph, target, terms) : unpinnedQuery(graph, terms, cutoff);
-  const row = (await ogm.db.select(query.text))[0];
+  const query = target ? pinnedDispatchQuery(graph, target, terms) : unpinnedDispatchQuery(graph, terms, cutoff);
+  const row = (await ogm.db.select(query))[0];
   if (row?.cap && row.svc && row.addr) return { capabilityIri: row.cap.value, serviceIri: row.svc.value, serviceAddress: row.addr.value };
   const pinned = target ? ` for resource <${target.value}>` : '';
   const hint = declared ? '' : ` (the class is not declared in the ontology)`;
@@ -193,11 +127,7 @@ export async function resolveDispatchTarget(
 export async function resolveOperationWorkflow(ogm: OGM, operationIri: string, options: GraphOption = {}): Promise<string> {
   const op = namedNode(assertIri(operationIri, 'operationIri'));
   const graph = graphOf(ogm, options);
-  const where = sparql`${op} ${T.implementsCapability} ?cap .
-    ?cap ${T.realizedByWorkflow} ?wf .
-    OPTIONAL { ?wf ${T.isWorkflowOf} ?svc . ?svc ${T.address} ?addr . }
-    OPTIONAL { ?wf ${T.isWorkflowOf} ?hsvc . ?hsvc ${T.lastHeartbeat} ?hb . }`;
-  const rows = await ogm.db.select(sparql`SELECT ?wf ?addr ?hb WHERE { ${graphFragment(graph, where)} }`.text);
+  const rows = await ogm.db.select(operationWorkflowsQuery(graph, op));
   const best = rows.sort(preferReachable)[0]?.wf?.value;
   if (best) return best;
   throw new OperationResolutionError(

@@ -1,13 +1,18 @@
 import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
-import { graphFragment, sparql, variable } from '../store/sparql.js';
-import { literal, namedNode } from '../store/terms.js';
+import { namedNode } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
-import { staleCutoff, staleServicePattern, stillStale, strandedOperationsMatch, survivingRealizer } from './liveness-queries.js';
-import { concat, matchedOnce, operationOfService, S, selfAndParts, SVC } from './service-queries.js';
+import {
+  runningOperationsQuery,
+  staleCutoff,
+  staleServicesQuery,
+  stillStaleServicesAndPartsMatch,
+  strandedOperationsMatch,
+} from '../queries/liveness.js';
+import { matchedOnce } from '../queries/services.js';
 import { checkDate } from './services.js';
 
 /**
@@ -38,7 +43,7 @@ export interface SweepOptions extends StalenessOptions {
 export async function findStaleServices(ogm: OGM, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<string[]> {
   const graph = graphOf(ogm, options);
   const cutoff = cutoffOf(maxAgeSeconds, options);
-  const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} WHERE { ${graphFragment(graph, staleServicePattern(S, cutoff))} }`.text);
+  const rows = await ogm.db.select(staleServicesQuery(graph, cutoff));
   // Sorted here: cheaper than ORDER BY in the store when thousands are stale.
   return rows
     .map((r) => r.s?.value)
@@ -85,9 +90,8 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
   const stale = await findStaleServices(ogm, maxAgeSeconds, { now, namedGraph: graph });
   if (stale.length === 0) return [];
   const services = stale.map((s) => namedNode(s));
-  const list = concat(services.map((t) => sparql`${t}`));
   await ogm.commitMatching({
-    match: matchedOnce(sparql`VALUES ${SVC} { ${list} } ${stillStale(SVC, cutoff)} ${selfAndParts(S, SVC)}`),
+    match: stillStaleServicesAndPartsMatch(services, cutoff),
     subjectClass: svc.Service,
     set: { [svc.address]: [], [svc.endpoint]: [] },
     graph,
@@ -128,13 +132,7 @@ export async function findRunningOperations(
 ): Promise<RunningOperation[]> {
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const cutoff = cutoffOf(maxAgeSeconds, options);
-  const [capability, survivor] = [variable('cap'), variable('survivor')];
-  const body = sparql`${operationOfService(service, S, capability)}
-    ${S} ${namedNode(svc.operationStatus)} ${literal(OperationStatus.RUNNING)} .
-    OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
-  const rows = await ogm.db.select(
-    sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graphOf(ogm, options), body)} }`.text,
-  );
+  const rows = await ogm.db.select(runningOperationsQuery(graphOf(ogm, options), service, cutoff));
   const survivors = new Map<string, Set<string>>();
   for (const row of rows) {
     const operationIri = row.s?.value;

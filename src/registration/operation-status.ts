@@ -1,8 +1,7 @@
 import { ValidationError, ValueError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import type { OGM, PropertyInputs } from '../ogm/ogm.js';
-import { graphFragment, sparql } from '../store/sparql.js';
-import { namedNode } from '../store/terms.js';
+import { operationStatusesQuery } from '../queries/operations.js';
 import { OperationStatus } from '../vocab/status.js';
 import { svc } from '../vocab/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
@@ -134,7 +133,6 @@ async function transition(
 }
 
 async function statusesOf(ogm: OGM, iri: string, graph: string): Promise<string[]> {
-  const query = sparql`SELECT ?st WHERE { ${graphFragment(graph, sparql`${namedNode(iri)} ${namedNode(svc.operationStatus)} ?st .`)} }`;
-  const rows = await ogm.db.select(query.text);
+  const rows = await ogm.db.select(operationStatusesQuery(graph, iri));
   return rows.map((r) => r.st?.value).filter((v): v is string => v !== undefined);
 }

@@ -1,13 +1,12 @@
 import { TransitionConflictError, ValueError } from '../errors.js';
 import { assertIri, isIri, preview } from '../iri/validate.js';
 import type { CreateInput, OGM, PropertyInputs } from '../ogm/ogm.js';
-import { graphFragment, sparql, variable } from '../store/sparql.js';
-import { literal, namedNode } from '../store/terms.js';
+import { resourceOperationsQuery, serviceOperationsQuery } from '../queries/operations.js';
+import { namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
 import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
-import { operationOfService } from './service-queries.js';
 import { assertStatuses, priorStatuses } from './transitions.js';
 
 export { markOperationFailed, recordTerminalStatus, setOperationStatus } from './operation-status.js';
@@ -152,10 +151,7 @@ export async function findResourceOperations(
   const resource = namedNode(assertIri(resourceIri, 'resourceIri'));
   const wanted = assertStatuses(statuses);
   if (wanted.length === 0) return [];
-  const body = sparql`${resource} ${namedNode(cfc.hasCapability)} ?cap .
-    ?op ${namedNode(cfc.implementsCapability)} ?cap .
-    ?op ${namedNode(svc.operationStatus)} ?st . FILTER(?st IN ${wanted.map((s) => literal(s))})`;
-  return operationsWhere(ogm, body, graphOf(ogm, options));
+  return operationsWhere(ogm, resourceOperationsQuery(graphOf(ogm, options), resource, wanted));
 }
 
 /**
@@ -176,13 +172,10 @@ export async function findServiceOperations(
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   const wanted = assertStatuses(statuses);
   if (wanted.length === 0) return [];
-  const op = variable('op');
-  const body = sparql`${operationOfService(service, op, variable('cap'))}
-    ${op} ${namedNode(svc.operationStatus)} ?st . FILTER(?st IN ${wanted.map((s) => literal(s))})`;
-  return operationsWhere(ogm, body, graphOf(ogm, options));
+  return operationsWhere(ogm, serviceOperationsQuery(graphOf(ogm, options), service, wanted));
 }
 
-async function operationsWhere(ogm: OGM, body: ReturnType<typeof sparql>, graph: string): Promise<string[]> {
-  const rows = await ogm.db.select(sparql`SELECT DISTINCT ?op WHERE { ${graphFragment(graph, body)} }`.text);
+async function operationsWhere(ogm: OGM, query: string): Promise<string[]> {
+  const rows = await ogm.db.select(query);
   return rows.map((r) => r.op?.value).filter((v): v is string => v !== undefined);
 }

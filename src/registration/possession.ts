@@ -2,22 +2,22 @@ import { TransitionConflictError, ValidationError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import { mintPossessionStateIri } from '../iri/mint.js';
 import type { OGM } from '../ogm/ogm.js';
-import { sparql } from '../store/sparql.js';
+import { pointsAtStateAsk } from '../queries/possession.js';
 import { namedNode, type Term } from '../store/terms.js';
 import { cfc } from '../vocab/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
-import { currentStates, severalStates } from './possession-queries.js';
+import { currentStates, severalStates } from './possession-reads.js';
 
 /**
  * The change-of-possession primitive over Core's reified possession model:
  * `possessor cfc:hasPossessor state` (the spec's low-level atomic append) and
  * `workpiece cfc:hasPossessedWorkpiece state` (exactly one, set and re-pointed through a guarded
  * OGM commit). A new PossessionState is minted for every change; older ones stay as history.
- * The reads (current possession, complementary abilities) are in `possession-queries.ts` and
+ * The reads (current possession, complementary abilities) are in `possession-reads.ts` and
  * re-exported here.
  */
 
-export { counterpartHasComplementaryAbility, currentPossessor, findPossessionState, type CurrentPossession } from './possession-queries.js';
+export { counterpartHasComplementaryAbility, currentPossessor, findPossessionState, type CurrentPossession } from './possession-reads.js';
 
 const node = (iri: string): Term => namedNode(iri);
 
@@ -190,7 +190,7 @@ async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function askPointsAt(w: StateWrite): string {
-  return sparql`ASK { GRAPH ${node(w.graph)} { ${node(w.workpiece)} ${node(cfc.hasPossessedWorkpiece)} ${node(w.state)} . } }`.text;
+  return pointsAtStateAsk(w.graph, w.workpiece, w.state);
 }
 
 /**

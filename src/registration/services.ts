@@ -2,11 +2,10 @@ import { ValueError } from '../errors.js';
 import { normalizeHttpAddress } from '../iri/address.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
-import { graphFragment, sparql } from '../store/sparql.js';
 import { namedNode } from '../store/terms.js';
 import { cfc, svc } from '../vocab/terms.js';
 import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
-import { matchedOnce, S, serviceAndPartsMatch } from './service-queries.js';
+import { matchedOnce, serviceAndPartsMatch, servicesOfResourceQuery } from '../queries/services.js';
 
 /**
  * Registration of a resource's Service, Workflows and StateProperties, deregistration,
@@ -216,9 +215,7 @@ export interface ServicesOfResourceOptions extends GraphOption {
 export async function servicesOfResource(ogm: OGM, resourceIri: string, options: ServicesOfResourceOptions = {}): Promise<string[]> {
   const graph = graphOf(ogm, options);
   const resource = namedNode(assertIri(resourceIri, 'resourceIri'));
-  const reachable = options.reachableOnly ? sparql`${S} ${namedNode(svc.address)} ?address .` : sparql``;
-  const where = graphFragment(graph, sparql`${S} ${namedNode(svc.isServiceOf)} ${resource} . ${reachable}`);
-  const rows = await ogm.db.select(sparql`SELECT DISTINCT ${S} WHERE { ${where} } ORDER BY ${S}`.text);
+  const rows = await ogm.db.select(servicesOfResourceQuery(graph, resource, Boolean(options.reachableOnly)));
   return rows.map((r) => r.s?.value).filter((s): s is string => s !== undefined);
 }
 

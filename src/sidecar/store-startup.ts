@@ -8,6 +8,7 @@ import { StoreError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import { BUNDLED_ONTOLOGY_FILES } from '../ontology/files.js';
+import { ANY_TRIPLE_ASK } from '../queries/probes.js';
 import { loadOntologyFiles, provisionOntology } from '../ontology/provision.js';
 import { openStore } from '../store/open-store.js';
 import type { TripleStore } from '../store/triple-store.js';
@@ -17,7 +18,7 @@ import type { SidecarConfig } from './config-types.js';
 async function openAnswering(config: SidecarConfig): Promise<TripleStore> {
   const store = await openStore(storeSpecOf(config.store));
   try {
-    await store.ask('ASK { ?s ?p ?o }');
+    await store.ask(ANY_TRIPLE_ASK);
     return store;
   } catch (err) {
     await store.close().catch(() => undefined);

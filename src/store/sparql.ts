@@ -1,5 +1,5 @@
 import { ValueError } from '../errors.js';
-import { sparqlIri, sparqlTerm, sparqlVar, type Term } from './terms.js';
+import { sparqlIri, sparqlTerm, sparqlVar, type NamedNodeTerm, type Term } from './terms.js';
 
 /**
  * Small builders for SPARQL text. Every IRI and literal goes through the term serializer, so
@@ -73,11 +73,21 @@ function render(value: SparqlValue): string {
     return String(value);
   }
   if (Array.isArray(value)) return termList(value);
-  if (typeof value === 'object' && value !== null && 'termType' in value) return sparqlTerm(value as Term);
+  if (typeof value === 'object' && value !== null && 'termType' in value) return sparqlTerm(value);
   throw new ValueError(`refusing to write a ${typeof value} into SPARQL text: wrap it as a term (namedNode or literal)`);
 }
 
 /** `GRAPH <g> { fragment }` as a fragment. */
 export function graphFragment(graph: string, body: SparqlFragment): SparqlFragment {
   return new SparqlFragment(inGraph(graph, body.text));
+}
+
+/** Joins fragments with spaces; the result holds only the fragments' own (safe) text. */
+export function concat(parts: readonly SparqlFragment[]): SparqlFragment {
+  return new SparqlFragment(parts.map((p) => p.text).join(' '));
+}
+
+/** `<p1>/<p2>/...`: a sequence property path of the given predicates. */
+export function sequencePath(predicates: readonly NamedNodeTerm[]): SparqlFragment {
+  return new SparqlFragment(predicates.map(sparqlTerm).join('/'));
 }

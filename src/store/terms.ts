@@ -1,7 +1,7 @@
 import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
-import { w3, xsd } from '../vocab/terms.js';
+import { TIMESTAMP_DATATYPE, w3, xsd } from '../vocab/terms.js';
 
 /**
  * The RDF terms the product moves around. Plain objects in the RDF/JS shape, so N3 and
@@ -39,9 +39,12 @@ export function langLiteral(value: string, language: string): LiteralTerm {
   return { termType: 'Literal', value, datatype: w3.langString, language };
 }
 
-/** An `xsd:dateTime` literal in ISO 8601 with offset, as the reference writes timestamps. */
+/**
+ * A timestamp literal ({@link TIMESTAMP_DATATYPE}, `xsd:dateTime`) in ISO 8601 with offset, as the
+ * reference writes timestamps: the one place a timestamp's literal form is made.
+ */
 export function dateTimeLiteral(date: Date = new Date()): LiteralTerm {
-  return literal(date.toISOString(), xsd.dateTime);
+  return literal(date.toISOString(), TIMESTAMP_DATATYPE);
 }
 
 // Inside "..." SPARQL and Turtle forbid a raw quote, backslash, LF and CR; the rest is escaped
@@ -57,6 +60,7 @@ const LITERAL_ESCAPES: Readonly<Record<string, string>> = {
 };
 // Other control characters go as \uXXXX escapes: SPARQL allows them raw, but Virtuoso's parser
 // takes a raw U+0000 for the end of the text ("Unterminated string") and fails the request.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f]/gu;
 
 function escapeChar(ch: string): string {

@@ -99,6 +99,13 @@ export const xsd = Object.freeze({
   nonNegativeInteger: XSD('nonNegativeInteger'),
 });
 
+/**
+ * Datatype of every timestamp the graph contract fixes (`svc:lastHeartbeat`,
+ * `svc:executionTimestamp`, a provisioning lease's expiry), written and compared as such: the one
+ * place it is named. Its lexical form is written by `dateTimeLiteral`.
+ */
+export const TIMESTAMP_DATATYPE: string = xsd.dateTime;
+
 /** Terms of this product's own bookkeeping (`https://w3id.org/semantic-middleware#`). */
 export const sm = Object.freeze({
   /**

@@ -1,7 +1,8 @@
 import { describe, expect } from '@jest/globals';
 import { OperationResolutionError, ValueError } from '../../src/errors.js';
 import { mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
-import { FALLBACK_CANDIDATES, FRESH_CANDIDATES, resolveDispatchTarget, resolveOperationWorkflow } from '../../src/registration/dispatch.js';
+import { FALLBACK_CANDIDATES, FRESH_CANDIDATES } from '../../src/queries/dispatch.js';
+import { resolveDispatchTarget, resolveOperationWorkflow } from '../../src/registration/dispatch.js';
 import { createOperation } from '../../src/registration/operations.js';
 import { cfc, PLANT, plant } from '../../src/vocab/index.js';
 import { addService, CLOSE_DOOR, deregister, OPEN_DOOR, rejection, storeSuite } from './support/plant-graph.js';

@@ -1,8 +1,7 @@
 import { LIMITS } from '../../limits.js';
 import type { Logger } from '../../lib/logger.js';
 import type { OGM } from '../../ogm/ogm.js';
-import { sparql } from '../../store/sparql.js';
-import { namedNode } from '../../store/terms.js';
+import { resourceDescriptionQuery } from '../../queries/discovery.js';
 import { w3 } from '../../vocab/terms.js';
 import { errorText, plainValue, type DataValue } from './operation-data.js';
 import { sleep } from '../runtime/loops.js';
@@ -32,8 +31,7 @@ export interface FailureSnapshot {
  * `LIMITS.failureSnapshotMaxValues` values. One query.
  */
 async function describeResource(ogm: OGM, resourceIri: string): Promise<Pick<FailureSnapshot, 'types' | 'properties'>> {
-  const query = sparql`SELECT DISTINCT ?p ?o WHERE { GRAPH ?g { ${namedNode(resourceIri)} ?p ?o . } } LIMIT ${LIMITS.failureSnapshotMaxValues}`;
-  const rows = await ogm.db.select(query.text);
+  const rows = await ogm.db.select(resourceDescriptionQuery(resourceIri, LIMITS.failureSnapshotMaxValues));
   const types: string[] = [];
   const properties: Record<string, DataValue[]> = {};
   for (const { p, o } of rows) {

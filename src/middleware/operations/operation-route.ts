@@ -1,9 +1,7 @@
 import { assertIri } from '../../iri/validate.js';
 import type { OGM } from '../../ogm/ogm.js';
 import { graphOf, type GraphOption } from '../../registration/classes.js';
-import { graphFragment, sparql } from '../../store/sparql.js';
-import { namedNode } from '../../store/terms.js';
-import { cfc, svc, w3 } from '../../vocab/terms.js';
+import { operationRouteQuery } from '../../queries/operations.js';
 
 /** What one read tells about an Operation, seen from one Service. */
 export interface OperationRoute {
@@ -27,13 +25,10 @@ export async function readOperationRoute(
   serviceIri: string,
   options: GraphOption = {},
 ): Promise<OperationRoute> {
-  const op = namedNode(assertIri(operationIri, 'operationIri'));
-  const service = namedNode(assertIri(serviceIri, 'serviceIri'));
-  const where = sparql`${op} ${namedNode(svc.operationStatus)} ?st .
-    OPTIONAL { ${op} ${namedNode(cfc.implementsCapability)} ?cap . ?cap ${namedNode(svc.realizedByWorkflow)} ?wf . ?wf ${namedNode(svc.isWorkflowOf)} ${service} . }
-    OPTIONAL { ${op} ${namedNode(w3.type)} ?type . }`;
+  const op = assertIri(operationIri, 'operationIri');
+  const service = assertIri(serviceIri, 'serviceIri');
   const graph = graphOf(ogm, options);
-  const rows = await ogm.db.select(sparql`SELECT ?st ?wf ?type WHERE { ${graphFragment(graph, where)} }`.text);
+  const rows = await ogm.db.select(operationRouteQuery(graph, op, service));
   const values = (name: string) => [...new Set(rows.flatMap((r) => (r[name] ? [r[name].value] : [])))];
   // The claim's status write validates against the Operation's classes: read here, they cost no
   // request of their own.

@@ -3,10 +3,8 @@ import { assertIri, preview } from '../../iri/validate.js';
 import { LIMITS } from '../../limits.js';
 import type { OGM } from '../../ogm/ogm.js';
 import { graphOf, type GraphOption } from '../../registration/classes.js';
-import { graphFragment, sparql } from '../../store/sparql.js';
-import { namedNode } from '../../store/terms.js';
+import { operationOutcomeQuery } from '../../queries/operations.js';
 import { isOperationStatus, OperationStatus, TERMINAL_STATUSES } from '../../vocab/status.js';
-import { svc } from '../../vocab/terms.js';
 import { sleep } from '../runtime/loops.js';
 
 /**
@@ -43,18 +41,11 @@ export interface WaitOptions extends GraphOption {
  * @example const snap = await readOperation(ogm, operationIri); // { status: 'done', result: '"opened"', ... }
  */
 export async function readOperation(ogm: OGM, operationIri: string, options: GraphOption = {}): Promise<OperationSnapshot | null> {
-  const op = namedNode(assertIri(operationIri, 'operationIri'));
-  const where = sparql`${op} ${namedNode(svc.operationStatus)} ?st .
-    OPTIONAL { ${op} ${namedNode(svc.executionResult)} ?res . }
-    OPTIONAL { ${op} ${namedNode(svc.failureState)} ?fs . }
-    OPTIONAL { ${op} ${namedNode(svc.executedByWorkflow)} ?wf . }
-    OPTIONAL { ${op} ${namedNode(svc.executionTimestamp)} ?ts . }`;
-  const rows = await ogm.db.select(
-    sparql`SELECT ?st ?res ?fs ?wf ?ts WHERE { ${graphFragment(graphOf(ogm, options), where)} } LIMIT 1`.text,
-  );
+  const op = assertIri(operationIri, 'operationIri');
+  const rows = await ogm.db.select(operationOutcomeQuery(graphOf(ogm, options), op));
   const row = rows[0];
   if (!row?.st || !isOperationStatus(row.st.value)) return null;
-  const snapshot: OperationSnapshot = { operationIri: op.value, status: row.st.value };
+  const snapshot: OperationSnapshot = { operationIri: op, status: row.st.value };
   if (row.res) snapshot.result = row.res.value;
   if (row.fs) snapshot.failureState = row.fs.value;
   if (row.wf) snapshot.workflowIri = row.wf.value;

@@ -1,6 +1,5 @@
-import { graphFragment, sparql } from '../../store/sparql.js';
-import { namedNode } from '../../store/terms.js';
-import { svc } from '../../vocab/terms.js';
+import { TRIVIAL_SELECT } from '../../queries/probes.js';
+import { serviceReachableAsk } from '../../queries/services.js';
 import { APP_WELCOME } from '../constants.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import type { HttpSurface } from './contract.js';
@@ -33,9 +32,8 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
  */
 async function registeredAndStoreAnswers(ctx: MiddlewareContext): Promise<boolean> {
   if (ctx.phase !== 'started' || !ctx.registered || !ctx.serviceIri) return false;
-  const where = sparql`${namedNode(ctx.serviceIri)} ${namedNode(svc.address)} ?address .`;
   try {
-    return await ctx.ogm.db.ask(sparql`ASK { ${graphFragment(ctx.graphIri, where)} }`.text);
+    return await ctx.ogm.db.ask(serviceReachableAsk(ctx.graphIri, ctx.serviceIri));
   } catch (error) {
     ctx.logger.debug({ err: error }, 'readiness: the store did not answer');
     return false;
@@ -46,7 +44,7 @@ async function registeredAndStoreAnswers(ctx: MiddlewareContext): Promise<boolea
 async function storeAnswers(ctx: MiddlewareContext): Promise<boolean> {
   if (ctx.phase !== 'started') return false;
   try {
-    await ctx.ogm.db.select('SELECT (1 AS ?one) WHERE { }');
+    await ctx.ogm.db.select(TRIVIAL_SELECT);
     return true;
   } catch (error) {
     ctx.logger.debug({ err: error }, 'readiness: the store did not answer');

@@ -1,16 +1,18 @@
-import { sparql, type SparqlFragment, type Variable, variable } from '../store/sparql.js';
-import { dateTimeLiteral, literal, namedNode, type NamedNodeTerm } from '../store/terms.js';
+import { concat, graphFragment, sparql, type SparqlFragment, type Variable, variable } from '../store/sparql.js';
+import { dateTimeLiteral, namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, svc } from '../vocab/terms.js';
-import { concat, S } from './service-queries.js';
+import { statusLiteral } from './operations.js';
+import { matchedOnce, operationOfService, S, selfAndParts, SVC } from './services.js';
 
 /**
- * SPARQL pieces of the liveness rules, reusable by other queries (queue reconstruction uses the
- * same per-Operation rule as the sweep). Variables a piece introduces for itself are prefixed
- * `liveness_` so they never capture a caller's variable (inside `NOT EXISTS` a variable bound
- * outside would be substituted).
+ * SPARQL text of liveness: finding stale Services, the sweep's two bulk matches, and the running
+ * Operations queue reconstruction checks. The pieces of the liveness rules are reusable by other
+ * queries (queue reconstruction uses the same per-Operation rule as the sweep). Variables a piece
+ * introduces for itself are prefixed `liveness_` so they never capture a caller's variable
+ * (inside `NOT EXISTS` a variable bound outside would be substituted).
  *
- * Timestamps are compared as `xsd:dateTime` against a cutoff literal. A heartbeat that cannot be
+ * Timestamps are compared as timestamp literals (`dateTimeLiteral`) against a cutoff. A heartbeat that cannot be
  * compared (an untyped string) counts as fresh, as in the Python reference, whose comparison
  * never matches it: such a Service is never stale, so never swept, so it survives. The pieces
  * say so with `COALESCE(?hb >= cutoff, true)`, which both stores evaluate alike (Oxigraph raises
@@ -92,7 +94,7 @@ export function survivingRealizer(capability: Variable, survivor: Variable, cuto
 
 /** `?s` is an Operation still in flight: its `svc:operationStatus` is "queued" or "running". */
 export function inFlightOperation(operation: Variable = S): SparqlFragment {
-  const statuses = [literal(OperationStatus.QUEUED), literal(OperationStatus.RUNNING)];
+  const statuses = [statusLiteral(OperationStatus.QUEUED), statusLiteral(OperationStatus.RUNNING)];
   return sparql`${operation} ${namedNode(svc.operationStatus)} ?liveness_status . FILTER(?liveness_status IN ${statuses})`;
 }
 
@@ -117,4 +119,32 @@ export function strandedOperationsMatch(dead: readonly NamedNodeTerm[], cutoff: 
     ${S} ${namedNode(cfc.implementsCapability)} ${cap} .
     ${inFlightOperation(S)}
     ${noSurvivingRealizer(cap, cutoff)}`;
+}
+
+/** `SELECT DISTINCT ?s` of every Service stale at `cutoff` (see {@link staleServicePattern}). */
+export function staleServicesQuery(graph: string, cutoff: Date): string {
+  return sparql`SELECT DISTINCT ${S} WHERE { ${graphFragment(graph, staleServicePattern(S, cutoff))} }`.text;
+}
+
+/**
+ * The sweep's deregistration match: binds `?s` to each of `services` that is still stale at
+ * `cutoff` when the update runs (see {@link stillStale}), and to its Workflows and
+ * StateProperties, evaluated once as a subquery.
+ */
+export function stillStaleServicesAndPartsMatch(services: readonly NamedNodeTerm[], cutoff: Date): SparqlFragment {
+  const list = concat(services.map((t) => sparql`${t}`));
+  return matchedOnce(sparql`VALUES ${SVC} { ${list} } ${stillStale(SVC, cutoff)} ${selfAndParts(S, SVC)}`);
+}
+
+/**
+ * `SELECT DISTINCT ?s ?liveness_survivorAddress`: the running Operations whose Capability a
+ * Workflow of `service` realizes, each with the address of every other surviving Service that
+ * realizes it too (unbound when there is none). Starts from the Service.
+ */
+export function runningOperationsQuery(graph: string, service: NamedNodeTerm, cutoff: Date): string {
+  const [capability, survivor] = [variable('cap'), variable('survivor')];
+  const body = sparql`${operationOfService(service, S, capability)}
+    ${S} ${namedNode(svc.operationStatus)} ${statusLiteral(OperationStatus.RUNNING)} .
+    OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
+  return sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graph, body)} }`.text;
 }

@@ -1,12 +1,13 @@
 import { graphFragment, sparql } from '../store/sparql.js';
-import { namedNode, type NamedNodeTerm } from '../store/terms.js';
+import { namedNode } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
 
 /**
- * The read queries of `discover` and `status` that the registration module has no function
- * for (it resolves one dispatch target; these list every candidate). Built with the `sparql`
- * template from vocabulary terms and checked IRIs only, each written most-selective-first.
+ * The reads of `discover` and `status` that the registration module has no function for (it
+ * resolves one dispatch target; these list every candidate), and the description of a resource
+ * a failure snapshot records. Built with the `sparql` template from vocabulary terms and checked
+ * IRIs only, each written most-selective-first.
  */
 
 const T = Object.freeze({
@@ -44,9 +45,10 @@ const value = (row: Bindings, name: string): string | undefined => row[name]?.va
  */
 export async function findReceivers(
   store: TripleStore,
-  options: { graph: string; classes: readonly NamedNodeTerm[]; limit: number },
+  options: { graph: string; classes: readonly string[]; limit: number },
 ): Promise<Receiver[]> {
-  const where = sparql`?cap ${T.type} ?cls . FILTER(?cls IN ${options.classes})
+  const classes = options.classes.map((c) => namedNode(c));
+  const where = sparql`?cap ${T.type} ?cls . FILTER(?cls IN ${classes})
     ?cap ${T.realizedByWorkflow} ?wf .
     ?wf ${T.isWorkflowOf} ?svc .
     ?svc ${T.address} ?addr .
@@ -131,4 +133,13 @@ export async function capabilitiesOf(store: TripleStore, graph: string, resource
     if (item && !list.includes(item)) list.push(item);
   }
   return [...byCapability.values()];
+}
+
+/**
+ * `SELECT DISTINCT ?p ?o`: the resource's types and properties from every graph (a resource's
+ * description often lives in a plant ontology's graph while its registrations live in the data
+ * graph), at most `limit` values.
+ */
+export function resourceDescriptionQuery(resourceIri: string, limit: number): string {
+  return sparql`SELECT DISTINCT ?p ?o WHERE { GRAPH ?g { ${namedNode(resourceIri)} ?p ?o . } } LIMIT ${limit}`.text;
 }

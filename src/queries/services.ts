@@ -1,10 +1,11 @@
-import { SparqlFragment, sparql, type Variable, variable } from '../store/sparql.js';
+import { concat, graphFragment, sparql, type SparqlFragment, type Variable, variable } from '../store/sparql.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
 
 /**
- * SPARQL pieces shared by deregistration and the liveness sweep. Every piece is built with the
- * `sparql` template from vocabulary terms and checked IRIs only.
+ * SPARQL text about Services: the pieces shared by deregistration and the liveness sweep, the
+ * resource's Services, and the readiness check. Every piece is built with the `sparql` template
+ * from vocabulary terms and checked IRIs only.
  */
 
 /** `?s`: the individual a bulk commit changes. */
@@ -14,11 +15,6 @@ export const SVC = variable('svc');
 
 const isWorkflowOf = namedNode(svc.isWorkflowOf);
 const isStatePropertyOf = namedNode(svc.isStatePropertyOf);
-
-/** Joins fragments with spaces; the result holds only the fragments' own (safe) text. */
-export function concat(parts: readonly SparqlFragment[]): SparqlFragment {
-  return new SparqlFragment(parts.map((p) => p.text).join(' '));
-}
 
 /**
  * `{ SELECT DISTINCT ?s WHERE { match } }`: a bulk commit's match as a subquery, so the engine
@@ -76,4 +72,20 @@ export function operationOfService(service: NamedNodeTerm, operation: Variable, 
   return sparql`?w ${isWorkflowOf} ${service} .
     ${capability} ${namedNode(svc.realizedByWorkflow)} ?w .
     ${operation} ${namedNode(cfc.implementsCapability)} ${capability} .`;
+}
+
+/**
+ * `SELECT DISTINCT ?s` of the Services bound to `resource` by `svc:isServiceOf` (with
+ * `reachableOnly`, only those carrying `svc:address`), ordered. Starts from
+ * `?s svc:isServiceOf <resource>`.
+ */
+export function servicesOfResourceQuery(graph: string, resource: NamedNodeTerm, reachableOnly: boolean): string {
+  const reachable = reachableOnly ? sparql`${S} ${namedNode(svc.address)} ?address .` : sparql``;
+  const where = graphFragment(graph, sparql`${S} ${namedNode(svc.isServiceOf)} ${resource} . ${reachable}`);
+  return sparql`SELECT DISTINCT ${S} WHERE { ${where} } ORDER BY ${S}`.text;
+}
+
+/** ASK: does the Service carry `svc:address` (is it registered and reachable)? The readiness check. */
+export function serviceReachableAsk(graph: string, serviceIri: string): string {
+  return sparql`ASK { ${graphFragment(graph, sparql`${namedNode(serviceIri)} ${namedNode(svc.address)} ?address .`)} }`.text;
 }

@@ -1,15 +1,14 @@
 import { ValidationError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
-import { sparql } from '../store/sparql.js';
-import { namedNode, type Term } from '../store/terms.js';
-import { cfc, mes } from '../vocab/terms.js';
+import { complementaryAbilityAsk, currentPossessionQuery, currentStatesQuery, possessionStateQuery } from '../queries/possession.js';
+import { cfc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
 
 /**
  * Reads of Core's reified possession model (`possessor cfc:hasPossessor state`,
  * `workpiece cfc:hasPossessedWorkpiece state`): who holds a workpiece now, and whether a
- * counterpart can take part in a handover. The writes are in `possession.ts`.
+ * counterpart can take part in a handover. The writes are in `possession.ts`, the query texts in `queries/possession.ts`.
  */
 
 /** A workpiece's current possession, as {@link currentPossessor} reads it. */
@@ -19,8 +18,6 @@ export interface CurrentPossession {
   /** Every resource linked to that state by `cfc:hasPossessor` (normally one). */
   possessors: string[];
 }
-
-const node = (iri: string): Term => namedNode(iri);
 
 /**
  * The current PossessionState in which `possessorIri` holds `workpieceIri`, or undefined: the
@@ -35,13 +32,10 @@ export async function findPossessionState(
   possessorIri: string,
   options?: GraphOption,
 ): Promise<string | undefined> {
-  const graph = node(graphOf(ogm, options));
-  const workpiece = node(assertIri(workpieceIri, 'workpieceIri'));
-  const possessor = node(assertIri(possessorIri, 'possessorIri'));
-  const rows = await ogm.db.select(
-    sparql`SELECT ?ps WHERE { GRAPH ${graph} { ${workpiece} ${node(cfc.hasPossessedWorkpiece)} ?ps . ${possessor} ${node(cfc.hasPossessor)} ?ps . } } LIMIT 1`
-      .text,
-  );
+  const graph = graphOf(ogm, options);
+  const workpiece = assertIri(workpieceIri, 'workpieceIri');
+  const possessor = assertIri(possessorIri, 'possessorIri');
+  const rows = await ogm.db.select(possessionStateQuery(graph, workpiece, possessor));
   return rows[0]?.ps?.value;
 }
 
@@ -53,12 +47,9 @@ export async function findPossessionState(
  * @example const current = await currentPossessor(ogm, part); // { possessionState, possessors: [robot1] }
  */
 export async function currentPossessor(ogm: OGM, workpieceIri: string, options?: GraphOption): Promise<CurrentPossession | undefined> {
-  const graph = node(graphOf(ogm, options));
+  const graph = graphOf(ogm, options);
   const workpiece = assertIri(workpieceIri, 'workpieceIri');
-  const rows = await ogm.db.select(
-    sparql`SELECT ?ps ?who WHERE { GRAPH ${graph} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . OPTIONAL { ?who ${node(cfc.hasPossessor)} ?ps . } } }`
-      .text,
-  );
+  const rows = await ogm.db.select(currentPossessionQuery(graph, workpiece));
   const states = [...new Set(rows.map((r) => r.ps!.value))];
   if (states.length === 0) return undefined;
   if (states.length > 1) throw severalStates(workpiece, states.length);
@@ -87,21 +78,14 @@ export async function counterpartHasComplementaryAbility(
   options?: GraphOption,
 ): Promise<boolean> {
   graphOf(ogm, options);
-  const counterpart = node(assertIri(counterpartIri, 'counterpartIri'));
-  const mode = node(assertIri(modeAbilityIri, 'modeAbilityIri'));
-  const complements = node(mes.complements);
-  // Most selective first: the counterpart's few abilities, then the complement test on each.
-  return ogm.db.ask(
-    sparql`ASK { GRAPH ?ga { ${counterpart} ${node(mes.hasHandoverAbility)} ?a . } GRAPH ?gc { ${mode} ${complements}|^${complements} ?a . } }`
-      .text,
-  );
+  const counterpart = assertIri(counterpartIri, 'counterpartIri');
+  const mode = assertIri(modeAbilityIri, 'modeAbilityIri');
+  return ogm.db.ask(complementaryAbilityAsk(counterpart, mode));
 }
 
 /** The PossessionStates the workpiece's `cfc:hasPossessedWorkpiece` points at now (normally one). @internal */
 export async function currentStates(ogm: OGM, workpiece: string, graph: string): Promise<string[]> {
-  const rows = await ogm.db.select(
-    sparql`SELECT ?ps WHERE { GRAPH ${node(graph)} { ${node(workpiece)} ${node(cfc.hasPossessedWorkpiece)} ?ps . } }`.text,
-  );
+  const rows = await ogm.db.select(currentStatesQuery(graph, workpiece));
   return rows.map((r) => r.ps!.value);
 }
 
