@@ -13,7 +13,7 @@ import { findReceivers, type Receiver } from './queries.js';
 /** Parsed options of `discover`. */
 export interface DiscoverOptions {
   capability: string;
-  store: string;
+  store?: string;
   graph?: string;
   json?: boolean;
   freshWithin: string;

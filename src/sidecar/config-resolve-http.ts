@@ -10,9 +10,8 @@ import { tokenProblem } from '../middleware/surface/bearer-auth.js';
 import { tlsProblem } from '../middleware/surface/security-options.js';
 import { joinField } from './config-issues.js';
 import { pathKey } from './config-layers.js';
-import { readSecret } from './config-resolve-store.js';
 import type { HttpConfig, OutgoingTokensConfig } from './config-types.js';
-import { absolutePath, httpUrlProblem, report, type ResolveContext } from './config-values.js';
+import { absolutePath, httpUrlProblem, readSecret, report, type ResolveContext } from './config-values.js';
 
 const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
 const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
@@ -22,7 +21,7 @@ const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
 
 /** Reads the token in `file` (its first line) and checks it; undefined after reporting a problem. */
 async function tokenOfFile(ctx: ResolveContext, path: string[], file: string): Promise<string | undefined> {
-  const token = await readSecret(ctx, path, file);
+  const token = readSecret(ctx, path, file);
   const problem = token === undefined ? undefined : tokenProblem(token);
   if (problem !== undefined) report(ctx, path, `the token in it ${problem}`, file);
   return problem === undefined ? token : undefined;

@@ -7,7 +7,14 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../lib/logger.js';
-import { openDeviceTransport, operationRunner, stateProxy, workflowProxy, type DeviceTransport } from '../device/index.js';
+import {
+  openDeviceTransport,
+  operationRunner,
+  parseDeviceTarget,
+  stateProxy,
+  workflowProxy,
+  type DeviceTransport,
+} from '../device/index.js';
 import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
@@ -37,8 +44,7 @@ export interface StartSidecarOptions {
 function deviceTransport(config: SidecarConfig, logger: Logger): DeviceTransport | undefined {
   const device = config.device;
   if (device === undefined) return undefined;
-  const target = 'socket' in device ? { socketPath: device.socket } : { url: device.url };
-  return openDeviceTransport(target, { logger });
+  return openDeviceTransport(parseDeviceTarget(device.target), { logger });
 }
 
 function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceTransport | undefined, logger: Logger): SemanticMiddleware {
