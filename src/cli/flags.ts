@@ -18,7 +18,9 @@ const STORE = SETTINGS['store.url'];
 /** What `--help` says of a setting: its description, default and variable. */
 function helpOf(setting: Setting): string {
   const extra = [
-    ...('default' in setting && typeof setting.default !== 'object' ? [`default ${String(setting.default)}`] : []),
+    ...(typeof setting.default === 'string' || typeof setting.default === 'number' || typeof setting.default === 'boolean'
+      ? [`default ${setting.default}`]
+      : []),
     ...(setting.env === undefined ? [] : [`env ${setting.env}`]),
   ];
   return extra.length === 0 ? setting.description : `${setting.description} (${extra.join('; ')})`;

@@ -8,7 +8,7 @@ import { parseDeviceTarget } from '../device/index.js';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { defaultOf } from '../settings.js';
-import { nameIn, pathKey, sourceAt, systemdDirectory } from './config-layers.js';
+import { nameIn, sourceAt, systemdDirectory } from './config-layers.js';
 import type { DeviceConfig, LocalApiConfig, StateConfig, WorkflowConfig } from './config-types.js';
 import {
   absolutePath,
@@ -18,10 +18,10 @@ import {
   readSecret,
   report,
   socketPathProblem,
+  at,
   type ResolveContext,
 } from './config-values.js';
 
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
 const isText = (v: unknown): v is string => typeof v === 'string';
 
 /** Resolves a Unix socket path setting and checks its length. */
@@ -138,7 +138,7 @@ export function resolveStates(ctx: ResolveContext): StateConfig[] {
   }));
 }
 
-async function loopbackApi(ctx: ResolveContext, port: unknown): Promise<LocalApiConfig | false> {
+function loopbackApi(ctx: ResolveContext, port: unknown): LocalApiConfig | false {
   const tokenFile = at(ctx, ['localApi', 'tokenFile']);
   if (typeof port !== 'number') report(ctx, ['localApi', 'port'], 'is required with localApi.tokenFile');
   if (!isText(tokenFile)) {
@@ -158,7 +158,7 @@ async function loopbackApi(ctx: ResolveContext, port: unknown): Promise<LocalApi
  * socket `local.sock` in `$RUNTIME_DIRECTORY` (systemd) or else in the state directory. The
  * watchdog serves none.
  */
-export async function resolveLocalApi(ctx: ResolveContext, stateDir: string): Promise<LocalApiConfig | false> {
+export function resolveLocalApi(ctx: ResolveContext, stateDir: string): LocalApiConfig | false {
   if (ctx.purpose === 'watchdog') return false;
   const whole = at(ctx, ['localApi']);
   if (whole === false) return false;

@@ -12,13 +12,7 @@ import { defaultOf } from '../settings.js';
 import { parseStoreLocation, remoteStoreSpec } from '../store/open-store.js';
 import { pathKey, systemdDirectory } from './config-layers.js';
 import type { StoreConfig } from './config-types.js';
-import { absolutePath, httpUrlProblem, readSecret, report, type ResolveContext } from './config-values.js';
-
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
-const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
-  const value = at(ctx, path);
-  return typeof value === 'string' ? value : undefined;
-};
+import { absolutePath, httpUrlProblem, readSecret, report, at, textAt, type ResolveContext } from './config-values.js';
 
 /**
  * A directory name for a resource: its local name made file-safe plus 8 hex of the IRI's hash,
@@ -95,7 +89,7 @@ function remoteStore(ctx: ResolveContext, url: URL): StoreConfig {
 }
 
 /** The store: `<state dir>/store` unless `store.url` says otherwise. */
-export async function resolveStore(ctx: ResolveContext, stateDir: string): Promise<StoreConfig | undefined> {
+export function resolveStore(ctx: ResolveContext, stateDir: string): StoreConfig | undefined {
   const where = location(ctx, stateDir);
   if (!where) return undefined;
   if (where.remote) return remoteStore(ctx, where.remote);

@@ -10,9 +10,17 @@ import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from 
 import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
 import type { LogConfig, SidecarConfig } from './config-types.js';
-import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, type ResolveContext } from './config-values.js';
+import {
+  addressOf,
+  expandIri,
+  hostProblem,
+  httpUrlProblem,
+  isWildcardHost,
+  report,
+  at,
+  type ResolveContext,
+} from './config-values.js';
 
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
 type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity';
 const num = (ctx: ResolveContext, key: NumberSetting): number => {
   const value = at(ctx, [key]);
@@ -127,7 +135,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
   const serviceClass = at(ctx, ['serviceClass']) === undefined ? defaultOf('serviceClass') : iriAt(ctx, 'serviceClass');
   const namedGraph = at(ctx, ['namedGraph']) === undefined ? defaultOf('namedGraph') : iriAt(ctx, 'namedGraph');
   const stateDir = stateDirectory(ctx, resource);
-  const store = await resolveStore(ctx, stateDir);
+  const store = resolveStore(ctx, stateDir);
   const ontology = await resolveOntology(ctx, store);
   const watchdog = ctx.purpose === 'watchdog';
   const http = await resolveHttp(ctx);
@@ -136,8 +144,8 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
   const device = watchdog ? undefined : resolveDevice(ctx);
   const workflows = watchdog ? [] : resolveWorkflows(ctx);
   const states = watchdog ? [] : resolveStates(ctx);
-  const localApi = await resolveLocalApi(ctx, stateDir);
-  const outgoingTokens = watchdog ? undefined : await resolveOutgoingTokens(ctx);
+  const localApi = resolveLocalApi(ctx, stateDir);
+  const outgoingTokens = watchdog ? undefined : resolveOutgoingTokens(ctx);
   checkPurpose(ctx, device !== undefined, workflows.length + states.length);
   if (ctx.issues.length > 0 || !store || !serviceClass || !namedGraph) return undefined;
   return {

@@ -11,10 +11,9 @@ import { assertName } from '../iri/mint.js';
 import { CURIE_PREFIXES, expandCurie } from '../iri/curie.js';
 import { iriProblem } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
-import { CFC, MES, PLANT, SVC } from '../vocab/namespaces.js';
 import { readSecretFile } from '../lib/secret-file.js';
 import { joinField, showValue, type ConfigIssue, type ConfigSource } from './config-issues.js';
-import { sourceAt, type Deprecation, type Merged } from './config-layers.js';
+import { pathKey, sourceAt, type Deprecation, type Merged } from './config-layers.js';
 
 /** What the resolvers share: the merged settings with their sources, and the problems found. */
 export interface ResolveContext {
@@ -26,6 +25,15 @@ export interface ResolveContext {
   purpose: 'start' | 'watchdog';
   /** Deprecated names used, reported once loading is done. */
   deprecations: Deprecation[];
+}
+
+/** The merged value at `path` (`['store', 'url']`), whatever its type. */
+export const at = (ctx: ResolveContext, path: readonly string[]): unknown => ctx.merged.get(pathKey(path))?.value;
+
+/** The merged value at `path` when it is text (the schema reports any other type). */
+export function textAt(ctx: ResolveContext, path: readonly string[]): string | undefined {
+  const value = at(ctx, path);
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Records a problem with the value at `path`, naming the value's source. */
@@ -105,6 +113,7 @@ export function socketPathProblem(path: string): string | undefined {
   const bytes = Buffer.byteLength(path);
   if (bytes > MAX_SOCKET_PATH_BYTES)
     return `is ${bytes} bytes long, but a Unix socket path may be at most ${MAX_SOCKET_PATH_BYTES} (use a shorter path)`;
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f]/u.test(path)) return 'must not hold control characters';
   return undefined;
 }

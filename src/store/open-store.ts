@@ -32,8 +32,8 @@ export async function openStore(spec: StoreSpec): Promise<TripleStore> {
     case 'embedded':
       return (await import('./embedded-store.js')).openEmbeddedStore({ dataDir: spec.dataDir });
     case 'remote': {
-      const { kind: _kind, ...options } = spec;
-      return openRemoteStore(options);
+      const { queryUrl, updateUrl, user, password, timeoutMs } = spec;
+      return openRemoteStore({ queryUrl, updateUrl, user, password, timeoutMs });
     }
     default:
       throw new ValueError(`unknown store kind ${JSON.stringify((spec as { kind: unknown }).kind)}`);

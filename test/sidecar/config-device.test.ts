@@ -5,7 +5,11 @@ import pino from 'pino';
 import { warnDeprecated, type Deprecation, type LoadSidecarConfigOptions } from '../../src/sidecar/config.js';
 import { configFixture } from './support/config-fixture.js';
 
-const { dir, write, load, problems } = configFixture('sm-config-device-');
+const fixture = configFixture('sm-config-device-');
+const { dir } = fixture;
+const write = (name: string, text: string): string => fixture.write(name, text);
+const load = (options?: LoadSidecarConfigOptions): ReturnType<typeof fixture.load> => fixture.load(options);
+const problems = (options: LoadSidecarConfigOptions): Promise<string[]> => fixture.problems(options);
 const R = 'https://example.org/plant#door1';
 
 async function loadNoting(options: LoadSidecarConfigOptions): Promise<{ target?: string; deprecations: Deprecation[] }> {
