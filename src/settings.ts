@@ -280,6 +280,11 @@ export const SETTINGS = {
     exclusive: ['localApi', 'tcp'],
     description: `file whose first line is the local API's bearer token (at least ${LIMITS.minTokenLength} characters)`,
   },
+  'localApi.token': {
+    schema: text(),
+    secret: 'tokens are not accepted here: name a file in localApi.tokenFile',
+    description: 'resolved: the token read from localApi.tokenFile',
+  },
   http: { schema: mapping, description: 'protection of the HTTP surface: bearer token and TLS' },
   'http.token': {
     schema: text(),
@@ -337,7 +342,7 @@ export const SETTINGS = {
     description: "receiver base address (normalized) to the file of that receiver's token; wins over defaultFile",
   },
   'outgoingTokens.byAddress': {
-    schema: mapping,
+    schema: { type: 'object', additionalProperties: text() },
     secret: 'tokens are not accepted here: map each address to a token file in outgoingTokens.byAddressFiles',
     description: 'resolved: the token of each receiver address',
   },

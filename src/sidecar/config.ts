@@ -1,6 +1,9 @@
 /**
- * Loads the sidecar's configuration: frozen defaults < config file < environment < flags, then
- * one validation that lists every problem with its source and field.
+ * Loads the sidecar's configuration: defaults < config file < environment < flags, then one
+ * validation that lists every problem with its source and field. Every setting (schema, default,
+ * variable, flag, secret, exclusive group) is a row of the settings table, `src/settings.ts`:
+ * `config-schema.ts` derives the JSON Schema and variables from it, `config-layers.ts` reads the
+ * sources, `config-resolve*.ts` resolve and check what needs more than a schema.
  *
  * Where things go when nothing is said: the state directory is `$STATE_DIRECTORY` (systemd's
  * `StateDirectory=`) or `./.data/<resource slug>`; the embedded store keeps its data in
@@ -12,6 +15,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { Logger } from '../lib/logger.js';
+import { SETTING_ROWS, type Setting } from '../settings.js';
 import type { SemanticMiddlewareOptions } from '../middleware/options.js';
 import type { StoreSpec } from '../store/open-store.js';
 import { readConfigFile } from './config-file.js';
@@ -47,7 +51,7 @@ export interface LoadSidecarConfigOptions {
   env?: NodeJS.ProcessEnv;
   /**
    * Settings from the command line, keyed by config path (`resource`, `port`, `store.url`,
-   * `device.socket`; `store` is short for `store.url`); undefined values are skipped and string
+   * `device.target`; `store` is short for `store.url`); undefined values are skipped and string
    * values are read like environment text. Default none.
    */
   flags?: Readonly<Record<string, unknown>>;
@@ -175,39 +179,31 @@ export function securityOptionsOf(
 
 const REDACTED = '[redacted]';
 
-function describeSecurity(config: SidecarConfig): Record<string, unknown> {
-  const { token, tls, ...http } = config.http ?? {};
-  const { default: fallback, byAddress, ...outgoing } = config.outgoingTokens ?? {};
-  return {
-    ...(config.http && { http: { ...http, ...(token !== undefined && { token: REDACTED }), ...(tls !== undefined && { tls: REDACTED }) } }),
-    ...(config.outgoingTokens && {
-      outgoingTokens: {
-        ...outgoing,
-        ...(fallback !== undefined && { default: REDACTED }),
-        ...(byAddress !== undefined && { byAddress: Object.fromEntries(Object.keys(byAddress).map((a) => [a, REDACTED])) }),
-      },
-    }),
-  };
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A secret value made log-safe: a mapping keyed by address keeps its keys, anything else is replaced whole. */
+function redacted(value: unknown, setting: Setting): unknown {
+  if ('additionalProperties' in setting.schema && isMapping(value)) return Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED]));
+  return REDACTED;
 }
 
 /**
- * A log-safe summary of `config`: every setting, the store's kind added, every secret (the
- * store password, the local API and HTTP tokens, the TLS key, the outgoing tokens) replaced by
- * `[redacted]`.
+ * A log-safe summary of `config`: every setting, the store's kind added, every secret of the
+ * settings table (the store password, the local API and HTTP tokens, the TLS key, the outgoing
+ * tokens) replaced by `[redacted]`.
  * @example logger.info({ config: describeConfig(config) }, 'configuration loaded');
  */
 export function describeConfig(config: SidecarConfig): Record<string, unknown> {
-  const { password, ...store } = config.store;
-  const localApi =
-    config.localApi === false || 'socket' in config.localApi
-      ? config.localApi
-      : { port: config.localApi.port, tokenFile: config.localApi.tokenFile, token: REDACTED };
-  return {
-    ...config,
-    store: { kind: storeKindOf(config.store), ...store, ...(password !== undefined && { password: REDACTED }) },
-    localApi,
-    ...describeSecurity(config),
-  };
+  const copy = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
+  for (const [path, setting] of SETTING_ROWS) {
+    const [head, key] = path.split('.') as [string, string | undefined];
+    const section = copy[head];
+    if (setting.secret !== undefined && key !== undefined && isMapping(section) && section[key] !== undefined) {
+      section[key] = redacted(section[key], setting);
+    }
+  }
+  return { ...copy, store: { kind: storeKindOf(config.store), ...(copy.store as object) } };
 }
 
 const warned = new Set<string>();
