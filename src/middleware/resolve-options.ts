@@ -90,7 +90,7 @@ function checkScope(value: unknown): ClassScope | undefined {
       throw new ValueError(`classScope.follow holds ${preview(chain)}, expected a non-empty array of property IRIs`);
     chain.forEach((p: unknown) => assertIri(p, 'classScope.follow property'));
   }
-  return value as ClassScope;
+  return value;
 }
 
 function checkCapacity(value: unknown): number {

@@ -10,16 +10,7 @@ import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from 
 import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
 import type { LogConfig, SidecarConfig } from './config-types.js';
-import {
-  addressOf,
-  expandIri,
-  hostProblem,
-  httpUrlProblem,
-  isWildcardHost,
-  report,
-  at,
-  type ResolveContext,
-} from './config-values.js';
+import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, at, type ResolveContext } from './config-values.js';
 
 type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity';
 const num = (ctx: ResolveContext, key: NumberSetting): number => {
