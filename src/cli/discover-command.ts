@@ -12,7 +12,7 @@ import { findReceivers, type Receiver } from '../queries/discovery.js';
 /** Parsed options of `discover`. */
 export interface DiscoverOptions {
   capability: string;
-  store: string;
+  store?: string;
   graph?: string;
   json?: boolean;
   freshWithin: string;

@@ -33,7 +33,8 @@ Examples:
   $ semantic-sidecar discover --capability plant:DoorOpeningCapability --store http://127.0.0.1:7878/sparql
   $ semantic-sidecar status --resource plant:door1 --store http://127.0.0.1:7878/sparql --json
 
-Settings: flags win over environment variables (SM_STORE, LOG_LEVEL, SPARQL_USER, ...).
+Settings: flags > environment (SM_STORE, LOG_LEVEL, SPARQL_USER, ...) > --config file > defaults;
+every command reads the store from --store or SM_STORE.
 Exit codes: 0 success, 1 failure (or nothing found), 2 usage error. Results go to stdout, logs
 (JSON lines) and messages to stderr. Every command has --help with examples.
 `;

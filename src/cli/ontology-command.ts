@@ -18,7 +18,7 @@ Examples:
 
 /** Parsed options of `ontology load`. */
 export interface OntologyLoadOptions {
-  store: string;
+  store?: string;
   graph?: string;
   logLevel?: string;
 }

@@ -20,7 +20,7 @@ export interface RequestFlags {
   data?: string;
   wait?: boolean;
   timeout: string;
-  store: string;
+  store?: string;
   graph?: string;
   tokenFile?: string;
   logLevel?: string;

@@ -1,33 +1,24 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { ValueError } from '../errors.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { describeConfig, formatEnvVars, loadSidecarConfig } from '../sidecar/config.js';
-import type { SidecarConfig } from '../sidecar/config-types.js';
+import {
+  describeConfig,
+  formatEnvVars,
+  loadSidecarConfig,
+  warnDeprecated,
+  type Deprecation,
+  type SidecarConfig,
+} from '../sidecar/config.js';
 import { startSidecar } from '../sidecar/daemon.js';
 import { UsageError } from './exit-codes.js';
+import { addSettingOptions, settingFlags } from './flags.js';
 import type { CliIo } from './io.js';
 import { untilAborted, untilShutdown } from './shutdown-signal.js';
 
-/** Parsed flags of `start`; each maps to one config path. */
+/** Parsed flags of `start`: `config`, and the settings' flags (see `settingFlags`). */
 export interface StartFlags {
   config?: string;
-  resource?: string;
-  serviceClass?: string;
-  store?: string;
-  graph?: string;
-  host?: string;
-  port?: string;
-  address?: string;
-  heartbeatInterval?: string;
-  deviceUrl?: string;
-  deviceSocket?: string;
-  localApiSocket?: string;
-  httpTokenFile?: string;
-  httpTlsCertFile?: string;
-  httpTlsKeyFile?: string;
-  outgoingTokenFile?: string;
-  activityFeed?: boolean;
-  logLevel?: string;
+  [setting: string]: string | boolean | undefined;
 }
 
 const HELP = `
@@ -39,7 +30,9 @@ When registered it prints one JSON line on stdout: {"service", "address", "local
 JSON lines on stderr. The first signal shuts down gracefully (no new triggers, in-flight work
 drained or failed with a reason, Service deregistered); a second one quits at once.
 Settings: flags > environment > --config file > defaults. Tokens and keys are read from files
-(or SIDECAR_HTTP_TOKEN / SIDECAR_OUTGOING_TOKEN), never given as flags.
+(or SIDECAR_HTTP_TOKEN / SIDECAR_OUTGOING_TOKEN), never given as flags. The device is one
+target: --device unix:/path/to.sock or --device http://host:port (--device-url and
+--device-socket still work, with a deprecation warning).
 Exit codes: 0 stopped by a signal, 1 failed (store, registration, device), 2 bad configuration.
 
 Environment:
@@ -51,31 +44,14 @@ Examples:
   $ semantic-sidecar start --config config/door1.yaml --store http://127.0.0.1:8890/sparql --port 8011
 `;
 
-function configFlags(flags: StartFlags): Record<string, unknown> {
-  return {
-    resource: flags.resource,
-    serviceClass: flags.serviceClass,
-    store: flags.store,
-    namedGraph: flags.graph,
-    host: flags.host,
-    port: flags.port,
-    address: flags.address,
-    heartbeatInterval: flags.heartbeatInterval,
-    'device.url': flags.deviceUrl,
-    'device.socket': flags.deviceSocket,
-    'localApi.socket': flags.localApiSocket,
-    'http.tokenFile': flags.httpTokenFile,
-    'http.tlsCertFile': flags.httpTlsCertFile,
-    'http.tlsKeyFile': flags.httpTlsKeyFile,
-    'outgoingTokens.defaultFile': flags.outgoingTokenFile,
-    activityFeed: flags.activityFeed,
-    'log.level': flags.logLevel,
-  };
-}
-
-async function loadConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Promise<SidecarConfig> {
+async function loadConfig(flags: StartFlags, env: NodeJS.ProcessEnv, deprecations: Deprecation[]): Promise<SidecarConfig> {
   try {
-    return await loadSidecarConfig({ ...(flags.config !== undefined && { file: flags.config }), env, flags: configFlags(flags) });
+    return await loadSidecarConfig({
+      ...(flags.config !== undefined && { file: flags.config }),
+      env,
+      flags: settingFlags(flags, 'start'),
+      onDeprecated: (d) => deprecations.push(d),
+    });
   } catch (error) {
     if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
     throw error;
@@ -91,10 +67,12 @@ function daemonLogger(config: SidecarConfig): Logger {
  * and shuts down within the grace period plus a margin.
  */
 export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal): Promise<void> {
-  const config = await loadConfig(flags, io.env);
+  const deprecations: Deprecation[] = [];
+  const config = await loadConfig(flags, io.env, deprecations);
   const root = daemonLogger(config);
   // Bound here, not on the root: the middleware binds `resource` to its own lines itself.
   const logger = root.child({ resource: config.resource });
+  for (const deprecation of deprecations) warnDeprecated(logger, deprecation);
   logger.info({ config: describeConfig(config) }, 'configuration loaded');
   const sidecar = await startSidecar(config, { logger: root, signal: stop }).catch((error: unknown) => {
     // A signal during start-up (typically while waiting for the store) is a stop, not a
@@ -121,27 +99,11 @@ export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal):
 
 /** Adds `start` to the program. */
 export function registerStartCommand(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command('start')
     .description("run one resource's sidecar (register, heartbeat, serve, proxy to the device)")
-    .option('-c, --config <file>', 'YAML or JSON configuration file (env SIDECAR_CONFIG)')
-    .option('--resource <iri>', 'the resource IRI (CURIEs svc:, cfc:, mes:, plant: accepted)')
-    .option('--service-class <iri>', 'class of the Service registered (default svc:Service)')
-    .option('--store <url>', '"memory", a SPARQL endpoint URL or an embedded store directory')
-    .option('--graph <iri>', 'named graph of the instance data')
-    .option('--host <host>', 'interface of the HTTP surface (default 127.0.0.1)')
-    .option('--port <port>', 'port of the HTTP surface (default 8000; 0 picks one)')
-    .option('--address <url>', 'base address others reach this sidecar at')
-    .option('--heartbeat-interval <seconds>', 'seconds between heartbeats (default 30)')
-    .addOption(new Option('--device-url <url>', 'base URL of the device bridge').conflicts('deviceSocket'))
-    .option('--device-socket <path>', 'Unix socket of the device bridge')
-    .option('--local-api-socket <path>', 'Unix socket of the local API for the device')
-    .option('--http-token-file <file>', 'require the bearer token in this file (first line) on the HTTP surface')
-    .option('--http-tls-cert-file <file>', 'PEM certificate: serve HTTPS (with --http-tls-key-file)')
-    .option('--http-tls-key-file <file>', 'PEM private key of the certificate')
-    .option('--outgoing-token-file <file>', 'send the token in this file (first line) with every event trigger')
-    .option('--activity-feed', 'serve GET /activity and /activity/stream')
-    .option('--log-level <level>', 'trace, debug, info, warn, error, fatal or silent')
+    .option('-c, --config <file>', 'YAML or JSON configuration file (env SIDECAR_CONFIG)');
+  addSettingOptions(command, 'start')
     .addHelpText('after', HELP)
     .action((flags: StartFlags) => untilShutdown((signal) => runStart(flags, io, signal)));
 }

@@ -14,7 +14,7 @@ import { capabilitiesOf, servicesOf, type CapabilityState, type ServiceState } f
 /** Parsed options of `status`. */
 export interface StatusOptions {
   resource: string;
-  store: string;
+  store?: string;
   graph?: string;
   json?: boolean;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.js';
+import type { SettingValue } from '../settings.js';
 import type { OGM } from '../ogm/ogm.js';
 import type { Mode, SyncDirection } from './runtime/mode.js';
 
@@ -56,7 +57,8 @@ export interface TlsOptions {
 /**
  * Options of `SemanticMiddleware`: the spec's constructor table in camelCase, one object, plus
  * `logger`, `fetch`, `shutdownGraceMs` and the security options `httpToken`, `outgoingTokens`
- * and `tls`.
+ * and `tls`. The options the sidecar's configuration shares take their types and defaults from
+ * the settings table (`src/settings.ts`).
  */
 export interface SemanticMiddlewareOptions {
   /** `Mode.RESOURCE` (default), `Mode.WATCHDOG`, or the same as a bare string; `Mode.SERVER` throws. */
@@ -68,19 +70,19 @@ export interface SemanticMiddlewareOptions {
   /** The OGM every read and write goes through. Required in every mode. */
   ogm?: OGM | null;
   /** Host the HTTP surface listens on; default `'127.0.0.1'`. */
-  host?: string;
+  host?: SettingValue<'host'>;
   /** Port the HTTP surface listens on; default `8000`; `0` picks a free port (the address is then known after `start()`). */
-  port?: number;
+  port?: SettingValue<'port'>;
   /** Base address registered as `svc:address`; default `http://{host}:{port}`; normalized. */
   address?: string | null;
   /** Graph for every read and write; default the OGM's graph. */
   namedGraph?: string | null;
   /** Seconds between heartbeats; default 30; `null` disables the heartbeat loop. */
-  heartbeatInterval?: number | null;
+  heartbeatInterval?: SettingValue<'heartbeatInterval'>;
   /** Seconds after which a heartbeat is stale (sweep, and the freshness window of discovery); default 90. */
-  stalenessThreshold?: number;
+  stalenessThreshold?: SettingValue<'stalenessThreshold'>;
   /** Seconds between watchdog sweeps; default 30. */
-  sweepInterval?: number;
+  sweepInterval?: SettingValue<'sweepInterval'>;
   /** Default fetch scope of claimed Operations; see {@link ClassScope}. */
   classScope?: ClassScope | null;
   /** Spec parity only (this package has no connectors); default `true`. */
@@ -92,9 +94,9 @@ export interface SemanticMiddlewareOptions {
   /** Called before listening; see {@link EnsureTransport}. */
   ensureTransport?: EnsureTransport | null;
   /** Record an activity feed served at `/activity`; default `false`. */
-  activityFeed?: boolean;
+  activityFeed?: SettingValue<'activityFeed'>;
   /** Entries the activity feed holds; default 200. */
-  activityCapacity?: number;
+  activityCapacity?: SettingValue<'activityCapacity'>;
   /** pino logger; default `createLogger()`. */
   logger?: Logger;
   /**
@@ -103,7 +105,7 @@ export interface SemanticMiddlewareOptions {
    */
   fetch?: FetchFunction;
   /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */
-  shutdownGraceMs?: number;
+  shutdownGraceMs?: SettingValue<'shutdownGraceMs'>;
   /**
    * Bearer token every route of the HTTP surface requires except `GET /`, `/favicon.ico`,
    * `/healthz` and `/readyz` (`Authorization: Bearer <token>`; else 401): at least

@@ -2,7 +2,7 @@ import { RuntimeError, ValueError } from '../errors.js';
 import { normalizeHttpAddress } from '../iri/address.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { LIMITS } from '../limits.js';
+import { defaultOf } from '../settings.js';
 import { OGM } from '../ogm/ogm.js';
 import { checkHttpToken, checkOutgoingTokens, checkTls } from './surface/security-options.js';
 import { Mode, MODES, SYNC_DIRECTIONS, SyncDirection } from './runtime/mode.js';
@@ -14,13 +14,16 @@ import type { ClassScope, EnsureTransport, FetchFunction, ResolvedOptions, Seman
  * trusts the resolved options.
  */
 
+// The spec's defaults, from the settings table the sidecar's configuration reads too.
 const DEFAULTS = Object.freeze({
-  host: '127.0.0.1',
-  port: 8000,
-  heartbeatInterval: 30,
-  stalenessThreshold: 90,
-  sweepInterval: 30,
-  activityCapacity: 200,
+  host: defaultOf('host'),
+  port: defaultOf('port'),
+  heartbeatInterval: defaultOf('heartbeatInterval'),
+  stalenessThreshold: defaultOf('stalenessThreshold'),
+  sweepInterval: defaultOf('sweepInterval'),
+  activityFeed: defaultOf('activityFeed'),
+  activityCapacity: defaultOf('activityCapacity'),
+  shutdownGraceMs: defaultOf('shutdownGraceMs'),
 });
 
 function checkMode(mode: unknown): typeof Mode.RESOURCE | typeof Mode.WATCHDOG {
@@ -87,7 +90,7 @@ function checkScope(value: unknown): ClassScope | undefined {
       throw new ValueError(`classScope.follow holds ${preview(chain)}, expected a non-empty array of property IRIs`);
     chain.forEach((p: unknown) => assertIri(p, 'classScope.follow property'));
   }
-  return value as ClassScope;
+  return value;
 }
 
 function checkCapacity(value: unknown): number {
@@ -121,7 +124,7 @@ function checkLogger(value: unknown): Logger {
 }
 
 function checkGrace(value: unknown): number {
-  const v = value ?? LIMITS.shutdownGraceMs;
+  const v = value ?? DEFAULTS.shutdownGraceMs;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
     throw new ValueError(`shutdownGraceMs must be a number of milliseconds >= 0, got ${preview(v)}`);
   return v;
@@ -148,7 +151,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     address: options.address == null ? undefined : normalizeHttpAddress(options.address),
     namedGraph: options.namedGraph == null ? undefined : assertIri(options.namedGraph, 'namedGraph'),
     heartbeatInterval:
-      options.heartbeatInterval === null ? null : seconds(options.heartbeatInterval, 'heartbeatInterval', DEFAULTS.heartbeatInterval),
+      options.heartbeatInterval === null ? null : seconds(options.heartbeatInterval, 'heartbeatInterval', DEFAULTS.heartbeatInterval!),
     stalenessThreshold: seconds(options.stalenessThreshold, 'stalenessThreshold', DEFAULTS.stalenessThreshold),
     sweepInterval: seconds(options.sweepInterval, 'sweepInterval', DEFAULTS.sweepInterval),
     classScope: checkScope(options.classScope),
@@ -156,7 +159,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     connectorSyncDirection: checkDirection(options.connectorSyncDirection),
     connectorRegistry: checkObject(options.connectorRegistry, 'connectorRegistry'),
     ensureTransport: optionalFunction<EnsureTransport>(options.ensureTransport, 'ensureTransport'),
-    activityFeed: bool(options.activityFeed, 'activityFeed', false),
+    activityFeed: bool(options.activityFeed, 'activityFeed', DEFAULTS.activityFeed),
     activityCapacity: checkCapacity(options.activityCapacity),
     logger: checkLogger(options.logger),
     fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch') ?? (globalThis.fetch as FetchFunction),

@@ -66,7 +66,8 @@ export function showValue(value: unknown, field = ''): string {
   if (Array.isArray(value)) return 'a list';
   if (value === null) return 'null';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value !== 'string') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value !== 'string') return typeof value;
   const safe = redactUserinfo(value);
   return JSON.stringify(safe.length > 80 ? `${safe.slice(0, 77)}...` : safe);
 }

@@ -5,11 +5,21 @@
  * A layer is a list of entries keyed by a path of at most two keys (`port`, `store.url`): the
  * object-valued settings (`store`, `device`, `localApi`, `http`, `outgoingTokens`, `log`) merge
  * key by key, everything else (lists and `outgoingTokens.byAddressFiles` included) is replaced
- * whole by a higher layer.
+ * whole by a higher layer. Variables, flags, text kinds and exclusive groups come from the
+ * settings table (`src/settings.ts`).
  */
 import { delimiter } from 'node:path';
-import { CONFIG_KEYS } from './config-schema.js';
+import { SETTING_ROWS, SETTINGS, type Setting } from '../settings.js';
+import { CONFIG_KEYS, CONFIG_PATHS, OBJECT_KEYS, textKindOf } from './config-schema.js';
 import { joinField, unknownKeyMessage, type ConfigIssue, type ConfigSource } from './config-issues.js';
+
+/** A deprecated name that was used, and the name that replaces it. */
+export interface Deprecation {
+  /** The old variable, flag or config path. */
+  readonly old: string;
+  /** What to use instead. */
+  readonly use: string;
+}
 
 /** One setting from one source. */
 export interface Entry {
@@ -22,9 +32,6 @@ export interface Entry {
 export type Layer = Entry[];
 /** Merged settings keyed by {@link pathKey}. */
 export type Merged = Map<string, Entry>;
-
-/** Settings whose value is a mapping merged key by key. */
-export const OBJECT_KEYS: readonly string[] = ['store', 'device', 'localApi', 'http', 'outgoingTokens', 'log'];
 
 /** A map key for a path that no key text can forge (keys may hold dots or anything else). */
 export const pathKey = (path: readonly string[]): string => JSON.stringify(path);
@@ -44,20 +51,17 @@ export function layerOf(settings: Record<string, unknown>, source: ConfigSource)
   return layer;
 }
 
-// Settings that exclude each other: a higher layer setting one removes the others set lower,
-// so `SIDECAR_DEVICE_URL` replaces a file's `device.socket` instead of clashing with it.
-const EXCLUSIVE: Record<string, readonly string[]> = {
-  'device.url': ['socket'],
-  'device.socket': ['url'],
-  'localApi.socket': ['port', 'tokenFile'],
-  'localApi.port': ['socket'],
-  'localApi.tokenFile': ['socket'],
-  // A secret and the file holding it: a higher layer naming one replaces the other.
-  'http.token': ['tokenFile'],
-  'http.tokenFile': ['token'],
-  'outgoingTokens.default': ['defaultFile'],
-  'outgoingTokens.defaultFile': ['default'],
-};
+// Settings that exclude each other (one `exclusive` group of the table, another side): a higher
+// layer setting one removes the others set lower, so `SIDECAR_DEVICE` replaces a file's
+// `device.socket` instead of clashing with it.
+const EXCLUSIVE: ReadonlyMap<string, readonly string[]> = new Map(
+  SETTING_ROWS.flatMap(([path, s]) => {
+    const mine: Setting['exclusive'] = s.exclusive;
+    if (mine === undefined) return [];
+    const others = SETTING_ROWS.filter(([, o]) => o.exclusive?.[0] === mine[0] && o.exclusive[1] !== mine[1]);
+    return [[path, others.map(([p]) => p.split('.')[1]!)] as const];
+  }),
+);
 // Credentials a file pairs with its own store URL: when a higher layer names another store they
 // are dropped, so a password is never sent to an endpoint it was not written for. Credentials
 // from the environment stay: like `SPARQL_*` for `--store`, they apply to whichever URL is chosen.
@@ -69,7 +73,7 @@ function dropsFor(entry: Entry, merged: Merged): string[] {
     if (!OBJECT_KEYS.includes(head!)) return [];
     return [...merged.values()].filter((e) => e.path[0] === head && e.path.length === 2).map((e) => pathKey(e.path));
   }
-  const drops = [pathKey([head!]), ...(EXCLUSIVE[`${head}.${sub}`] ?? []).map((s) => pathKey([head!, s]))];
+  const drops = [pathKey([head!]), ...(EXCLUSIVE.get(`${head}.${sub}`) ?? []).map((s) => pathKey([head!, s]))];
   if (head === 'store' && sub === 'url') {
     for (const s of STORE_CREDENTIALS) {
       if (merged.get(pathKey(['store', s]))?.source.kind === 'file') drops.push(pathKey(['store', s]));
@@ -124,22 +128,6 @@ export function sourceAt(merged: Merged, path: readonly string[]): ConfigSource 
   return near.sort((a, b) => RANK[b.source.kind] - RANK[a.source.kind])[0]?.source;
 }
 
-type TextKind = 'number' | 'nullableNumber' | 'boolean' | 'list';
-const TEXT_KINDS: Record<string, TextKind> = {
-  port: 'number',
-  heartbeatInterval: 'nullableNumber',
-  stalenessThreshold: 'number',
-  sweepInterval: 'number',
-  activityCapacity: 'number',
-  shutdownGraceMs: 'number',
-  'store.timeoutMs': 'number',
-  'device.timeoutMs': 'number',
-  'localApi.port': 'number',
-  provisionOntology: 'boolean',
-  activityFeed: 'boolean',
-  'log.pretty': 'boolean',
-  ontologyFiles: 'list',
-};
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/u;
 
 /**
@@ -148,7 +136,7 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/u;
  * parse is kept as text, so the schema reports it with its source (no silent coercion).
  */
 export function parseText(path: readonly string[], text: string): unknown {
-  const kind = TEXT_KINDS[path.join('.')];
+  const kind = textKindOf(path.join('.'));
   const t = text.trim();
   if (kind === 'nullableNumber' && /^(off|null)$/iu.test(t)) return null;
   if ((kind === 'number' || kind === 'nullableNumber') && NUMBER.test(t)) return Number(t);
@@ -158,18 +146,12 @@ export function parseText(path: readonly string[], text: string): unknown {
   return text;
 }
 
-/** Every setting a flag key can name: top-level keys and `<mapping>.<key>` paths. */
-export const CONFIG_PATHS: readonly string[] = Object.freeze([
-  ...CONFIG_KEYS.top,
-  ...OBJECT_KEYS.flatMap((head) => (CONFIG_KEYS as Record<string, readonly string[]>)[head]!.map((sub) => `${head}.${sub}`)),
-]);
-
 /** The known path a flag key names (`port`, `store.url`, `store` for `store.url`), if any. */
 function flagPath(key: string): string[] | undefined {
   if (key === 'store') return ['store', 'url'];
-  if ((CONFIG_KEYS.top as readonly string[]).includes(key)) return [key];
+  if (CONFIG_KEYS.top!.includes(key)) return [key];
   const [head, sub, ...rest] = key.split('.');
-  const keys = (CONFIG_KEYS as Record<string, readonly string[]>)[head ?? ''];
+  const keys = CONFIG_KEYS[head ?? ''];
   if (rest.length === 0 && sub !== undefined && OBJECT_KEYS.includes(head!) && keys?.includes(sub)) return [head!, sub];
   return undefined;
 }
@@ -191,4 +173,41 @@ export function flagLayer(flags: Readonly<Record<string, unknown>>, issues: Conf
     layer.push({ path, value: typeof value === 'string' ? parseText(path, value) : value, source });
   }
   return layer;
+}
+
+const DEPRECATED_ENV: readonly (readonly [string, string, string])[] = SETTING_ROWS.flatMap(([path, s]) =>
+  (s.deprecatedEnv ?? []).map((old) => [old, s.env!, path] as const),
+);
+
+/**
+ * The settings the environment gives, each with its variable as source. A deprecated variable
+ * counts when its replacement is unset, and is reported to `deprecations`.
+ */
+export function envLayer(env: NodeJS.ProcessEnv, deprecations: Deprecation[]): Layer {
+  const layer: Layer = [];
+  const add = (name: string, field: string): void => {
+    const path = field.split('.');
+    layer.push({ path, value: parseText(path, env[name]!), source: { kind: 'env', name } });
+  };
+  for (const [field, setting] of SETTING_ROWS) if (setting.env !== undefined && env[setting.env]) add(setting.env, field);
+  for (const [old, use, field] of DEPRECATED_ENV) {
+    if (!env[old] || env[use]) continue;
+    add(old, field);
+    deprecations.push({ old, use });
+  }
+  return layer;
+}
+
+/** The first directory of a systemd directory variable (it may list several, separated by ":"). */
+export function systemdDirectory(env: NodeJS.ProcessEnv, name: 'STATE_DIRECTORY' | 'RUNTIME_DIRECTORY'): string | undefined {
+  const first = env[name]?.split(':')[0];
+  return first ? first : undefined;
+}
+
+/** How the setting at `path` is named in `source`: its variable, its flag, or the path itself. */
+export function nameIn(source: ConfigSource | undefined, path: string): string {
+  const setting = (SETTINGS as Record<string, Setting>)[path];
+  if (source?.kind === 'env') return setting?.env ?? path;
+  if (source?.kind === 'flag') return setting?.flag?.split(' ')[0] ?? path;
+  return path;
 }

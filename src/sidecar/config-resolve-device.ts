@@ -4,23 +4,24 @@
  */
 import { join } from 'node:path';
 import { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
+import { parseDeviceTarget } from '../device/index.js';
+import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { systemdDirectory } from './config-env.js';
-import { pathKey } from './config-layers.js';
-import { readSecret } from './config-resolve-store.js';
+import { defaultOf } from '../settings.js';
+import { nameIn, sourceAt, systemdDirectory } from './config-layers.js';
 import type { DeviceConfig, LocalApiConfig, StateConfig, WorkflowConfig } from './config-types.js';
 import {
   absolutePath,
   devicePathProblem,
   expandIri,
-  httpUrlProblem,
   nameProblem,
+  readSecret,
   report,
   socketPathProblem,
+  at,
   type ResolveContext,
 } from './config-values.js';
 
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
 const isText = (v: unknown): v is string => typeof v === 'string';
 
 /** Resolves a Unix socket path setting and checks its length. */
@@ -31,24 +32,50 @@ function socketAt(ctx: ResolveContext, path: string[], value: string): string {
   return absolute;
 }
 
-/** The device target, or undefined when none is configured. */
+const DEVICE_KEYS = ['target', 'url', 'socket'] as const;
+
+/** `device.target` text from the deprecated `device.url` or `device.socket`, reported as deprecated. */
+function legacyTarget(ctx: ResolveContext, key: 'url' | 'socket', value: string): string {
+  const source = sourceAt(ctx.merged, ['device', key]);
+  ctx.deprecations.push({ old: nameIn(source, `device.${key}`), use: nameIn(source, 'device.target') });
+  return key === 'url' ? value : `unix:${value}`;
+}
+
+/**
+ * The device target (`device.target`, or the deprecated `device.url` / `device.socket`), checked
+ * by the device layer's `parseDeviceTarget`; a relative socket path is made absolute. Undefined
+ * when none is configured.
+ */
 export function resolveDevice(ctx: ResolveContext): DeviceConfig | undefined {
-  const url = at(ctx, ['device', 'url']);
-  const socket = at(ctx, ['device', 'socket']);
+  const given = DEVICE_KEYS.filter((key) => at(ctx, ['device', key]) !== undefined);
   const timeout = at(ctx, ['device', 'timeoutMs']);
-  const timeoutMs = typeof timeout === 'number' ? timeout : LIMITS.deviceTimeoutMs;
-  if (url !== undefined && socket !== undefined) {
-    report(ctx, ['device'], 'give either url or socket, not both');
+  const timeoutMs = typeof timeout === 'number' ? timeout : defaultOf('device.timeoutMs');
+  if (given.length > 1) {
+    report(ctx, ['device'], `give one of ${given.map((k) => `device.${k}`).join(', ')}, not several (device.target is the one to use)`);
     return undefined;
   }
-  if (isText(url)) {
-    const problem = httpUrlProblem(url, 'http://127.0.0.1:9000', true);
-    if (problem) report(ctx, ['device', 'url'], problem, url);
-    return { url, timeoutMs };
+  const key = given[0];
+  const value = key === undefined ? undefined : at(ctx, ['device', key]);
+  if (key === undefined || !isText(value)) {
+    if (key === undefined && timeout !== undefined) report(ctx, ['device'], 'needs target (only timeoutMs is set)');
+    return undefined;
   }
-  if (isText(socket)) return { socket: socketAt(ctx, ['device', 'socket'], socket), timeoutMs };
-  if (timeout !== undefined) report(ctx, ['device'], 'needs url or socket (only timeoutMs is set)');
-  return undefined;
+  const path = ['device', key];
+  let target = key === 'target' ? value : legacyTarget(ctx, key, value);
+  const socket = target.startsWith('unix:') ? target.slice('unix:'.length) : undefined;
+  // An empty path is left to parseDeviceTarget to refuse: made absolute, it would name the directory.
+  if (socket !== undefined && socket.trim() !== '') target = `unix:${absolutePath(ctx, path, socket)}`;
+  else if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/iu.test(target)) {
+    report(ctx, path, 'must not hold credentials (user:password@)', value);
+    return { target, timeoutMs };
+  }
+  try {
+    parseDeviceTarget(target);
+  } catch (error) {
+    if (!(error instanceof ValueError)) throw error;
+    report(ctx, path, `is not a usable device target (expected unix:/path/to.sock or http(s)://host:port): ${error.message}`);
+  }
+  return { target, timeoutMs };
 }
 
 function classAt(ctx: ResolveContext, path: string[], value: unknown): string {
@@ -80,7 +107,8 @@ function common(
   const pathBad = isText(item.path) ? devicePathProblem(path) : undefined;
   if (pathBad) report(ctx, field('path'), pathBad, path);
   const device = at(ctx, ['device', 'timeoutMs']);
-  const timeoutMs = typeof item.timeoutMs === 'number' ? item.timeoutMs : typeof device === 'number' ? device : LIMITS.deviceTimeoutMs;
+  const timeoutMs =
+    typeof item.timeoutMs === 'number' ? item.timeoutMs : typeof device === 'number' ? device : defaultOf('device.timeoutMs');
   return { name, path, timeoutMs };
 }
 
@@ -110,7 +138,7 @@ export function resolveStates(ctx: ResolveContext): StateConfig[] {
   }));
 }
 
-async function loopbackApi(ctx: ResolveContext, port: unknown): Promise<LocalApiConfig | false> {
+function loopbackApi(ctx: ResolveContext, port: unknown): LocalApiConfig | false {
   const tokenFile = at(ctx, ['localApi', 'tokenFile']);
   if (typeof port !== 'number') report(ctx, ['localApi', 'port'], 'is required with localApi.tokenFile');
   if (!isText(tokenFile)) {
@@ -118,7 +146,7 @@ async function loopbackApi(ctx: ResolveContext, port: unknown): Promise<LocalApi
     return false;
   }
   const file = absolutePath(ctx, ['localApi', 'tokenFile'], tokenFile);
-  const token = await readSecret(ctx, ['localApi', 'tokenFile'], file);
+  const token = readSecret(ctx, ['localApi', 'tokenFile'], file);
   if (token !== undefined && token.length < LIMITS.minTokenLength) {
     report(ctx, ['localApi', 'tokenFile'], `holds a token of ${token.length} characters; use at least ${LIMITS.minTokenLength}`, file);
   }
@@ -130,7 +158,7 @@ async function loopbackApi(ctx: ResolveContext, port: unknown): Promise<LocalApi
  * socket `local.sock` in `$RUNTIME_DIRECTORY` (systemd) or else in the state directory. The
  * watchdog serves none.
  */
-export async function resolveLocalApi(ctx: ResolveContext, stateDir: string): Promise<LocalApiConfig | false> {
+export function resolveLocalApi(ctx: ResolveContext, stateDir: string): LocalApiConfig | false {
   if (ctx.purpose === 'watchdog') return false;
   const whole = at(ctx, ['localApi']);
   if (whole === false) return false;

@@ -9,20 +9,12 @@ import { normalizeAddress } from '../iri/address.js';
 import { tokenProblem } from '../middleware/surface/bearer-auth.js';
 import { tlsProblem } from '../middleware/surface/security-options.js';
 import { joinField } from './config-issues.js';
-import { pathKey } from './config-layers.js';
-import { readSecret } from './config-resolve-store.js';
 import type { HttpConfig, OutgoingTokensConfig } from './config-types.js';
-import { absolutePath, httpUrlProblem, report, type ResolveContext } from './config-values.js';
-
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
-const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
-  const value = at(ctx, path);
-  return typeof value === 'string' ? value : undefined;
-};
+import { absolutePath, httpUrlProblem, readSecret, report, at, textAt, type ResolveContext } from './config-values.js';
 
 /** Reads the token in `file` (its first line) and checks it; undefined after reporting a problem. */
-async function tokenOfFile(ctx: ResolveContext, path: string[], file: string): Promise<string | undefined> {
-  const token = await readSecret(ctx, path, file);
+function tokenOfFile(ctx: ResolveContext, path: string[], file: string): string | undefined {
+  const token = readSecret(ctx, path, file);
   const problem = token === undefined ? undefined : tokenProblem(token);
   if (problem !== undefined) report(ctx, path, `the token in it ${problem}`, file);
   return problem === undefined ? token : undefined;
@@ -32,7 +24,7 @@ async function tokenOfFile(ctx: ResolveContext, path: string[], file: string): P
  * A token given directly (the environment's secret at `secretPath`) or as a file (`filePath`).
  * A higher layer naming one drops the other (config-layers); both from one layer is a problem.
  */
-async function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[]): Promise<{ file?: string; token?: string }> {
+function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[]): { file?: string; token?: string } {
   const secret = textAt(ctx, secretPath);
   const named = textAt(ctx, filePath);
   if (secret !== undefined && named !== undefined) {
@@ -46,7 +38,7 @@ async function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: stri
   }
   if (named === undefined) return {};
   const file = absolutePath(ctx, filePath, named);
-  const token = await tokenOfFile(ctx, filePath, file);
+  const token = tokenOfFile(ctx, filePath, file);
   return { file, ...(token !== undefined && { token }) };
 }
 
@@ -85,7 +77,7 @@ async function resolveTls(ctx: ResolveContext): Promise<Pick<HttpConfig, 'tlsCer
 
 /** `http`: the surface's token and TLS, or undefined when none is set (open, plain HTTP). */
 export async function resolveHttp(ctx: ResolveContext): Promise<HttpConfig | undefined> {
-  const { file, token } = await tokenAt(ctx, ['http', 'token'], ['http', 'tokenFile']);
+  const { file, token } = tokenAt(ctx, ['http', 'token'], ['http', 'tokenFile']);
   const http: HttpConfig = {
     ...(file !== undefined && { tokenFile: file }),
     ...(token !== undefined && { token }),
@@ -94,7 +86,7 @@ export async function resolveHttp(ctx: ResolveContext): Promise<HttpConfig | und
   return Object.keys(http).length > 0 ? http : undefined;
 }
 
-async function byAddress(ctx: ResolveContext): Promise<Pick<OutgoingTokensConfig, 'byAddressFiles' | 'byAddress'>> {
+function byAddress(ctx: ResolveContext): Pick<OutgoingTokensConfig, 'byAddressFiles' | 'byAddress'> {
   const files = at(ctx, ['outgoingTokens', 'byAddressFiles']);
   if (typeof files !== 'object' || files === null || Array.isArray(files)) return {};
   const byAddressFiles: Record<string, string> = {};
@@ -112,19 +104,19 @@ async function byAddress(ctx: ResolveContext): Promise<Pick<OutgoingTokensConfig
       continue;
     }
     byAddressFiles[key] = absolutePath(ctx, ['outgoingTokens', 'byAddressFiles'], named);
-    const token = await tokenOfFile(ctx, path, byAddressFiles[key]);
+    const token = tokenOfFile(ctx, path, byAddressFiles[key]);
     if (token !== undefined) tokens[key] = token;
   }
   return Object.keys(byAddressFiles).length === 0 ? {} : { byAddressFiles, byAddress: tokens };
 }
 
 /** `outgoingTokens`: the plant token and the per-address tokens, or undefined when none is set. */
-export async function resolveOutgoingTokens(ctx: ResolveContext): Promise<OutgoingTokensConfig | undefined> {
-  const { file, token } = await tokenAt(ctx, ['outgoingTokens', 'default'], ['outgoingTokens', 'defaultFile']);
+export function resolveOutgoingTokens(ctx: ResolveContext): OutgoingTokensConfig | undefined {
+  const { file, token } = tokenAt(ctx, ['outgoingTokens', 'default'], ['outgoingTokens', 'defaultFile']);
   const tokens: OutgoingTokensConfig = {
     ...(file !== undefined && { defaultFile: file }),
     ...(token !== undefined && { default: token }),
-    ...(await byAddress(ctx)),
+    ...byAddress(ctx),
   };
   return Object.keys(tokens).length > 0 ? tokens : undefined;
 }

@@ -5,21 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { LIMITS } from '../limits.js';
 import { ONTOLOGY_FILE_EXTENSIONS } from '../ontology/formats.js';
-import { systemdDirectory } from './config-env.js';
-import { pathKey } from './config-layers.js';
+import { defaultOf } from '../settings.js';
+import { parseStoreLocation, remoteStoreSpec } from '../store/open-store.js';
+import { pathKey, systemdDirectory } from './config-layers.js';
 import type { StoreConfig } from './config-types.js';
-import { absolutePath, httpUrlProblem, report, type ResolveContext } from './config-values.js';
-
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
-const textAt = (ctx: ResolveContext, path: string[]): string | undefined => {
-  const value = at(ctx, path);
-  return typeof value === 'string' ? value : undefined;
-};
+import { absolutePath, httpUrlProblem, readSecret, report, at, textAt, type ResolveContext } from './config-values.js';
 
 /**
  * A directory name for a resource: its local name made file-safe plus 8 hex of the IRI's hash,
@@ -41,21 +34,6 @@ export function stateDirectory(ctx: ResolveContext, resource: string | undefined
   return systemdDirectory(ctx.env, 'STATE_DIRECTORY') ?? resolve(ctx.cwd, '.data', slug);
 }
 
-/** Reads the first line of a secret file; reports (without the content) when it cannot. */
-export async function readSecret(ctx: ResolveContext, path: string[], file: string): Promise<string | undefined> {
-  let content: string;
-  try {
-    content = await readFile(file, 'utf8');
-  } catch (error) {
-    report(ctx, path, `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, file);
-    return undefined;
-  }
-  // Secret files usually end with a newline that is not part of the secret.
-  const secret = content.split(/\r?\n/u)[0] ?? '';
-  if (secret === '') report(ctx, path, 'holds an empty first line (expected the secret on the first line)', file);
-  return secret === '' ? undefined : secret;
-}
-
 /** Which store a resolved {@link StoreConfig} names. */
 export function storeKindOf(store: StoreConfig): 'memory' | 'embedded' | 'remote' {
   if (store.url === 'memory') return 'memory';
@@ -67,30 +45,13 @@ const REMOTE_ONLY = ['updateUrl', 'user', 'passwordFile', 'password', 'timeoutMs
 function location(ctx: ResolveContext, stateDir: string): { url: string; remote?: URL } | undefined {
   const raw = textAt(ctx, ['store', 'url']);
   if (raw === undefined) return { url: join(stateDir, 'store') };
-  const text = raw.trim();
-  if (text === 'memory') return { url: 'memory' };
-  if (/^https?:\/\//iu.test(text)) {
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {
-      url = undefined;
-    }
-    const problem = url ? httpUrlProblem(text.replace(/\/\/[^/?#]*@/u, '//'), 'http://127.0.0.1:8890/sparql') : 'is not a valid URL';
-    if (problem) return void report(ctx, ['store', 'url'], problem, raw);
-    return { url: text, remote: url! };
-  }
-  if (/^file:/iu.test(text)) {
-    try {
-      return { url: fileURLToPath(text) };
-    } catch {
-      return void report(ctx, ['store', 'url'], 'is not a usable file: URL (expected e.g. "file:///var/lib/sm")', raw);
-    }
-  }
-  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(text)) {
-    return void report(ctx, ['store', 'url'], 'has an unsupported scheme (expected "memory", an http(s) URL or a directory)', raw);
-  }
-  return { url: absolutePath(ctx, ['store', 'url'], text) };
+  const where = parseStoreLocation(raw);
+  if ('problem' in where) return void report(ctx, ['store', 'url'], where.problem, raw);
+  if (where.kind === 'memory') return { url: 'memory' };
+  if (where.kind === 'embedded') return { url: absolutePath(ctx, ['store', 'url'], where.dataDir) };
+  const problem = httpUrlProblem(raw.trim().replace(/\/\/[^/?#]*@/u, '//'), 'http://127.0.0.1:8890/sparql');
+  if (problem) return void report(ctx, ['store', 'url'], problem, raw);
+  return { url: raw.trim(), remote: where.url };
 }
 
 function refuseRemoteOnly(ctx: ResolveContext): void {
@@ -103,33 +64,32 @@ function refuseRemoteOnly(ctx: ResolveContext): void {
   }
 }
 
-async function remoteStore(ctx: ResolveContext, url: URL): Promise<StoreConfig> {
-  const urlUser = url.username ? decodeURIComponent(url.username) : undefined;
-  const urlPassword = url.password ? decodeURIComponent(url.password) : undefined;
-  url.username = '';
-  url.password = '';
-  const queryUrl = url.toString();
+function remoteStore(ctx: ResolveContext, url: URL): StoreConfig {
   const updateUrl = textAt(ctx, ['store', 'updateUrl']);
   const updateProblem = updateUrl === undefined ? undefined : httpUrlProblem(updateUrl, 'http://127.0.0.1:8890/sparql');
   if (updateProblem) report(ctx, ['store', 'updateUrl'], updateProblem, updateUrl);
   const passwordFile = textAt(ctx, ['store', 'passwordFile']);
   const absolute = passwordFile === undefined ? undefined : absolutePath(ctx, ['store', 'passwordFile'], passwordFile);
-  const password =
-    textAt(ctx, ['store', 'password']) || (absolute && (await readSecret(ctx, ['store', 'passwordFile'], absolute))) || urlPassword;
-  const user = textAt(ctx, ['store', 'user']) || urlUser;
+  const given = textAt(ctx, ['store', 'password']);
   const timeoutMs = at(ctx, ['store', 'timeoutMs']);
+  const spec = remoteStoreSpec(url, {
+    updateUrl,
+    user: textAt(ctx, ['store', 'user']),
+    password: given || (absolute && readSecret(ctx, ['store', 'passwordFile'], absolute)),
+    timeoutMs: typeof timeoutMs === 'number' ? timeoutMs : defaultOf('store.timeoutMs'),
+  });
   return {
-    url: queryUrl,
-    updateUrl: updateUrl ?? queryUrl,
-    ...(user !== undefined && { user }),
+    url: spec.queryUrl,
+    updateUrl: spec.updateUrl!,
+    ...(spec.user !== undefined && { user: spec.user }),
     ...(absolute !== undefined && { passwordFile: absolute }),
-    ...(password !== undefined && { password }),
-    timeoutMs: typeof timeoutMs === 'number' ? timeoutMs : LIMITS.remoteRequestTimeoutMs,
+    ...(spec.password !== undefined && { password: spec.password }),
+    timeoutMs: spec.timeoutMs!,
   };
 }
 
 /** The store: `<state dir>/store` unless `store.url` says otherwise. */
-export async function resolveStore(ctx: ResolveContext, stateDir: string): Promise<StoreConfig | undefined> {
+export function resolveStore(ctx: ResolveContext, stateDir: string): StoreConfig | undefined {
   const where = location(ctx, stateDir);
   if (!where) return undefined;
   if (where.remote) return remoteStore(ctx, where.remote);

@@ -4,18 +4,18 @@
  * recorded in the context; the caller throws them all at once.
  */
 import { normalizeAddress } from '../iri/address.js';
-import { CONFIG_DEFAULTS as D } from './config-defaults.js';
+import { defaultOf, SETTING_ROWS } from '../settings.js';
 import { pathKey } from './config-layers.js';
 import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from './config-resolve-device.js';
 import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
 import type { LogConfig, SidecarConfig } from './config-types.js';
-import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, type ResolveContext } from './config-values.js';
+import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, at, type ResolveContext } from './config-values.js';
 
-const at = (ctx: ResolveContext, path: string[]): unknown => ctx.merged.get(pathKey(path))?.value;
-const num = (ctx: ResolveContext, key: string, fallback: number): number => {
+type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity';
+const num = (ctx: ResolveContext, key: NumberSetting): number => {
   const value = at(ctx, [key]);
-  return typeof value === 'number' ? value : fallback;
+  return typeof value === 'number' ? value : defaultOf(key);
 };
 
 function iriAt(ctx: ResolveContext, key: string): string | undefined {
@@ -36,10 +36,10 @@ function resolveResource(ctx: ResolveContext): string | undefined {
 /** Host, port and address; with TLS (`secure`) the derived address is `https://`. */
 function resolveNetwork(ctx: ResolveContext, secure: boolean): { host: string; port: number; address?: string } {
   const hostValue = at(ctx, ['host']);
-  const host = typeof hostValue === 'string' ? hostValue : D.host;
+  const host = typeof hostValue === 'string' ? hostValue : defaultOf('host');
   const hostBad = typeof hostValue === 'string' ? hostProblem(host) : undefined;
   if (hostBad) report(ctx, ['host'], hostBad, host);
-  const port = num(ctx, 'port', D.port);
+  const port = num(ctx, 'port');
   const given = at(ctx, ['address']);
   if (typeof given === 'string') {
     const problem = httpUrlProblem(given, 'http://door1.plant.local:8000');
@@ -65,10 +65,10 @@ function resolveTiming(
   ctx: ResolveContext,
 ): Pick<SidecarConfig, 'heartbeatInterval' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs'> {
   const beat = at(ctx, ['heartbeatInterval']);
-  const heartbeatInterval = typeof beat === 'number' || beat === null ? beat : D.heartbeatInterval;
-  const stalenessThreshold = num(ctx, 'stalenessThreshold', D.stalenessThreshold);
+  const heartbeatInterval = typeof beat === 'number' || beat === null ? beat : defaultOf('heartbeatInterval');
+  const stalenessThreshold = num(ctx, 'stalenessThreshold');
   if (ctx.purpose === 'start' && heartbeatInterval !== null && stalenessThreshold <= heartbeatInterval) {
-    const set = ctx.merged.get(pathKey(['stalenessThreshold']))?.source.kind !== 'default';
+    const set = ctx.merged.has(pathKey(['stalenessThreshold']));
     if (set)
       report(
         ctx,
@@ -87,31 +87,24 @@ function resolveTiming(
   return {
     heartbeatInterval,
     stalenessThreshold,
-    sweepInterval: num(ctx, 'sweepInterval', D.sweepInterval),
-    shutdownGraceMs: num(ctx, 'shutdownGraceMs', D.shutdownGraceMs),
+    sweepInterval: num(ctx, 'sweepInterval'),
+    shutdownGraceMs: num(ctx, 'shutdownGraceMs'),
   };
 }
 
 function resolveLog(ctx: ResolveContext): LogConfig {
   const level = at(ctx, ['log', 'level']);
   const pretty = at(ctx, ['log', 'pretty']);
-  return { level: (typeof level === 'string' ? level : D.log.level) as LogConfig['level'], ...(typeof pretty === 'boolean' && { pretty }) };
+  return {
+    level: (typeof level === 'string' ? level : defaultOf('log.level')) as LogConfig['level'],
+    ...(typeof pretty === 'boolean' && { pretty }),
+  };
 }
 
-// Settings only a resource sidecar uses: the watchdog refuses them when a file or flag sets them
-// (an environment shared with the sidecars may hold them, so they are ignored there). `http`
-// is not among them: the watchdog's own surface takes the same token and TLS.
-const RESOURCE_ONLY = [
-  'resource',
-  'serviceClass',
-  'address',
-  'heartbeatInterval',
-  'device',
-  'workflows',
-  'states',
-  'localApi',
-  'outgoingTokens',
-];
+// Settings only a resource sidecar uses (`startOnly` in the table): the watchdog refuses them when
+// a file or flag sets them (an environment shared with the sidecars may hold them, so they are
+// ignored there). `http` is not among them: the watchdog's own surface takes the same token and TLS.
+const RESOURCE_ONLY: readonly string[] = SETTING_ROWS.filter(([path, s]) => s.startOnly && !path.includes('.')).map(([path]) => path);
 
 function checkPurpose(ctx: ResolveContext, hasDevice: boolean, declared: number): void {
   if (ctx.purpose === 'watchdog') {
@@ -123,17 +116,17 @@ function checkPurpose(ctx: ResolveContext, hasDevice: boolean, declared: number)
     }
   } else if (!hasDevice && declared > 0) {
     const source = ctx.merged.get(pathKey(['workflows']))?.source ?? ctx.merged.get(pathKey(['states']))?.source;
-    report(ctx, ['device'], 'is required when workflows or states are declared: set device.url or device.socket', undefined, source);
+    report(ctx, ['device'], 'is required when workflows or states are declared: set device.target', undefined, source);
   }
 }
 
 /** The resolved configuration, or undefined when problems were recorded in `ctx.issues`. */
 export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig | undefined> {
   const resource = resolveResource(ctx);
-  const serviceClass = iriAt(ctx, 'serviceClass');
-  const namedGraph = iriAt(ctx, 'namedGraph');
+  const serviceClass = at(ctx, ['serviceClass']) === undefined ? defaultOf('serviceClass') : iriAt(ctx, 'serviceClass');
+  const namedGraph = at(ctx, ['namedGraph']) === undefined ? defaultOf('namedGraph') : iriAt(ctx, 'namedGraph');
   const stateDir = stateDirectory(ctx, resource);
-  const store = await resolveStore(ctx, stateDir);
+  const store = resolveStore(ctx, stateDir);
   const ontology = await resolveOntology(ctx, store);
   const watchdog = ctx.purpose === 'watchdog';
   const http = await resolveHttp(ctx);
@@ -142,8 +135,8 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
   const device = watchdog ? undefined : resolveDevice(ctx);
   const workflows = watchdog ? [] : resolveWorkflows(ctx);
   const states = watchdog ? [] : resolveStates(ctx);
-  const localApi = await resolveLocalApi(ctx, stateDir);
-  const outgoingTokens = watchdog ? undefined : await resolveOutgoingTokens(ctx);
+  const localApi = resolveLocalApi(ctx, stateDir);
+  const outgoingTokens = watchdog ? undefined : resolveOutgoingTokens(ctx);
   checkPurpose(ctx, device !== undefined, workflows.length + states.length);
   if (ctx.issues.length > 0 || !store || !serviceClass || !namedGraph) return undefined;
   return {
@@ -161,7 +154,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     ...(http && { http }),
     ...(outgoingTokens && { outgoingTokens }),
     activityFeed: at(ctx, ['activityFeed']) === true,
-    activityCapacity: num(ctx, 'activityCapacity', D.activityCapacity),
+    activityCapacity: num(ctx, 'activityCapacity'),
     log: resolveLog(ctx),
   };
 }

@@ -1,184 +1,106 @@
 /**
- * The JSON Schema of the sidecar's settings as they are written in a config file (camelCase
- * keys), compiled once with ajv: all errors at once, no type coercion, no defaults injected
- * (defaults are resolved in `config-resolve.ts`, where derived ones such as the data directory
- * need the resource), and unknown keys refused at every level.
+ * What the sidecar derives from the settings table (`src/settings.ts`): the JSON Schema of a
+ * config file, compiled once with ajv (all errors at once, no coercion, no defaults injected,
+ * unknown keys refused at every level), the keys known at each level, the environment variables
+ * and how their text is read.
  *
- * The schema checks shapes and ranges only; what needs more than a shape (IRIs and CURIEs,
- * names, URLs, paths, cross-field rules) is checked in `config-check.ts`.
+ * The schema checks shapes and ranges only; what needs more (IRIs and CURIEs, names, URLs,
+ * paths, cross-field rules) is checked by the resolvers in `config-resolve*.ts`.
  */
 import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
-import { LIMITS } from '../limits.js';
-import {
-  LOG_LEVELS,
-  type LogConfig,
-  type SidecarConfig,
-  type StateConfig,
-  type StoreConfig,
-  type WorkflowConfig,
-  type DeviceConfig,
-  type HttpConfig,
-  type LocalApiConfig,
-  type OutgoingTokensConfig,
-} from './config-types.js';
+import { OTHER_ENV_VARS, SETTING_ROWS, SETTINGS, type Setting, type SettingPath } from '../settings.js';
 
-export type {
-  SidecarConfig,
-  StoreConfig,
-  DeviceConfig,
-  WorkflowConfig,
-  StateConfig,
-  LocalApiConfig,
-  HttpConfig,
-  OutgoingTokensConfig,
-  LogConfig,
-  LogLevel,
-} from './config-types.js';
-export { LOG_LEVELS } from './config-types.js';
+const childrenOf = (head: string): (readonly [SettingPath, Setting])[] =>
+  SETTING_ROWS.filter(([path, s]) => path.startsWith(`${head}.`) && s.secret === undefined);
+const isMapping = (path: string): boolean => !path.includes('.') && SETTING_ROWS.some(([p]) => p.startsWith(`${path}.`));
 
-// Keys of every member of a union, so both `{ url }` and `{ socket }` forms are covered.
-type KeysOf<T> = T extends unknown ? keyof T : never;
-// One schema per key of T, minus the resolved secrets a file may not hold: a key missing here
-// or spelled differently from the interface is a compile error.
-type Properties<T, Secret extends string = never> = { [K in Exclude<KeysOf<T>, Secret>]-?: SchemaObject };
+function propertySchema(path: string, setting: Setting): SchemaObject {
+  const own = { ...setting.schema, description: setting.description };
+  if (!isMapping(path)) return own;
+  const properties = Object.fromEntries(childrenOf(path).map(([p, s]) => [p.slice(path.length + 1), propertySchema(p, s)]));
+  return { ...own, properties, additionalProperties: false };
+}
 
-/** Node's timers cannot wait longer than this (2^31-1 ms); larger values fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const text = (description: string, maxLength: number = LIMITS.maxIriLength): SchemaObject => ({ type: 'string', maxLength, description });
-const ms = (description: string, minimum = 1): SchemaObject => ({ type: 'integer', minimum, maximum: MAX_TIMER_MS, description });
-const seconds = (description: string): SchemaObject => ({
-  type: 'number',
-  exclusiveMinimum: 0,
-  maximum: MAX_TIMER_MS / 1000,
-  description,
-});
-const port = (description: string): SchemaObject => ({ type: 'integer', minimum: 0, maximum: 65535, description });
-const object = (properties: Record<string, SchemaObject>, description: string, required: string[] = []): SchemaObject => ({
-  type: 'object',
-  properties,
-  additionalProperties: false,
-  ...(required.length > 0 && { required }),
-  description,
-});
-
-const storeProperties: Properties<StoreConfig, 'password'> = {
-  url: text('"memory", an http(s) SPARQL query endpoint, or an embedded store data directory'),
-  updateUrl: text('SPARQL update endpoint of a remote store (default: url)'),
-  user: text('basic-auth user of a remote store', 256),
-  passwordFile: text('file whose first line is the basic-auth password of a remote store'),
-  timeoutMs: ms('per-request timeout of a remote store in ms'),
-};
-
-const deviceProperties: Properties<DeviceConfig> = {
-  url: text('base URL of the device HTTP API, e.g. http://127.0.0.1:9000'),
-  socket: text('Unix socket path of the device HTTP API'),
-  timeoutMs: ms('default time a device call gets, in ms'),
-};
-
-const workflowProperties: Properties<WorkflowConfig> = {
-  name: text('workflow name: A-Z a-z 0-9 . _ ~ -', LIMITS.maxNameLength),
-  capabilityClass: text('capability class: an IRI or a svc:/cfc:/mes:/plant: CURIE'),
-  workflowClass: text('workflow class: an IRI or a svc:/cfc:/mes:/plant: CURIE'),
-  path: text('path of the workflow on the device, starting with /'),
-  method: { enum: ['POST'], description: 'HTTP method of the device call (POST)' },
-  timeoutMs: ms('time the device gets for this workflow, in ms (default device.timeoutMs)'),
-};
-
-const stateProperties: Properties<StateConfig> = {
-  name: text('state property name: A-Z a-z 0-9 . _ ~ -', LIMITS.maxNameLength),
-  capabilityClass: text('capability class: an IRI or a svc:/cfc:/mes:/plant: CURIE'),
-  statePropertyClass: text('state-property class: an IRI or a svc:/cfc:/mes:/plant: CURIE'),
-  path: text('path of the state on the device, starting with /'),
-  timeoutMs: ms('time the device gets for this read, in ms (default device.timeoutMs)'),
-};
-
-const localApiProperties: Properties<LocalApiConfig, 'token'> = {
-  socket: text('Unix socket path the local API is served on'),
-  port: port('loopback port the local API is served on (needs tokenFile)'),
-  tokenFile: text('file whose first line is the bearer token of the loopback local API'),
-};
-
-const httpProperties: Properties<HttpConfig, 'token' | 'tls'> = {
-  tokenFile: text('file whose first line is the bearer token callers of the HTTP surface must send'),
-  tlsCertFile: text('PEM certificate file: serve HTTPS (needs tlsKeyFile)'),
-  tlsKeyFile: text('PEM private key file of tlsCertFile'),
-};
-
-const outgoingTokensProperties: Properties<OutgoingTokensConfig, 'default' | 'byAddress'> = {
-  defaultFile: text('file whose first line is the token sent with every event trigger this sidecar rings'),
-  byAddressFiles: {
-    type: 'object',
-    propertyNames: { maxLength: LIMITS.maxIriLength },
-    additionalProperties: text('file whose first line is the token for the receiver at this address'),
-    description: 'token files keyed by receiver base address; an entry wins over defaultFile',
-  },
-};
-
-const logProperties: Properties<LogConfig> = {
-  level: { enum: [...LOG_LEVELS], description: 'minimum log level' },
-  pretty: { type: 'boolean', description: 'human-readable log lines (needs pino-pretty)' },
-};
-
-const configProperties: Properties<SidecarConfig> = {
-  resource: text('IRI (or CURIE) of the wrapped resource; required by start'),
-  serviceClass: text('service class: an IRI or a CURIE (default svc:Service)'),
-  store: object(storeProperties, 'the store: embedded data directory (default), memory, or a remote SPARQL endpoint'),
-  namedGraph: text('named graph of the instance data'),
-  provisionOntology: { type: 'boolean', description: 'load the ontology at start (default: true unless the store is remote)' },
-  ontologyFiles: { type: 'array', items: text('path of an ontology file (.ttl, .nt, .nq, .trig)'), description: 'extra ontology files' },
-  host: text('interface the HTTP surface listens on (default 127.0.0.1)', 253),
-  port: port('port the HTTP surface listens on (default 8000)'),
-  address: text('base http(s) address others reach this sidecar at (default http://<host>:<port>)'),
-  heartbeatInterval: {
-    type: ['number', 'null'],
-    exclusiveMinimum: 0,
-    maximum: MAX_TIMER_MS / 1000,
-    description: 'seconds between heartbeats (default 30); null disables the heartbeat',
-  },
-  stalenessThreshold: seconds('seconds after which a heartbeat is stale (default 90)'),
-  sweepInterval: seconds('seconds between watchdog sweeps (default 30)'),
-  device: object(deviceProperties, 'the co-located device: url or socket'),
-  workflows: {
-    type: 'array',
-    items: object(workflowProperties, 'a workflow', ['name', 'capabilityClass', 'workflowClass', 'path']),
-    description: 'workflows proxied to the device',
-  },
-  states: {
-    type: 'array',
-    items: object(stateProperties, 'a state property', ['name', 'capabilityClass', 'statePropertyClass', 'path']),
-    description: 'state properties proxied to the device',
-  },
-  // false turns the local API off; `true` is refused by config-check.ts with a clearer message
-  // than a schema branch error.
-  localApi: { ...object(localApiProperties, 'the local API: { socket } or { port, tokenFile }, or false'), type: ['object', 'boolean'] },
-  http: object(httpProperties, 'protection of the HTTP surface: bearer token and TLS'),
-  outgoingTokens: object(outgoingTokensProperties, 'bearer tokens sent with outgoing event triggers'),
-  activityFeed: { type: 'boolean', description: 'keep an in-memory activity feed (default false)' },
-  activityCapacity: { type: 'integer', minimum: 1, description: 'entries the activity feed keeps (default 200)' },
-  log: object(logProperties, 'logging'),
-  shutdownGraceMs: ms('time stop() gives in-flight work, in ms', 0),
-};
+const TOP = SETTING_ROWS.filter(([path, s]) => !path.includes('.') && s.secret === undefined);
 
 /** The JSON Schema of a config file (and of the merged file, environment and flag settings). */
 export const SIDECAR_CONFIG_SCHEMA: SchemaObject = Object.freeze({
   $id: 'https://w3id.org/semantic-middleware/schema/sidecar-config.json',
   title: 'semantic-sidecar configuration',
-  ...object(configProperties, 'settings of one semantic-sidecar process'),
+  description: 'settings of one semantic-sidecar process',
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(TOP.map(([path, s]) => [path, propertySchema(path, s)])),
 });
 
-/** Keys allowed at the top level and inside each object-valued setting (for suggestions and flags). */
-export const CONFIG_KEYS = Object.freeze({
-  top: Object.keys(configProperties),
-  store: Object.keys(storeProperties),
-  device: Object.keys(deviceProperties),
-  localApi: Object.keys(localApiProperties),
-  http: Object.keys(httpProperties),
-  outgoingTokens: Object.keys(outgoingTokensProperties),
-  log: Object.keys(logProperties),
-  workflows: Object.keys(workflowProperties),
-  states: Object.keys(stateProperties),
-} as const);
+const itemKeys = (path: 'workflows' | 'states'): readonly string[] => Object.keys(SETTINGS[path].schema.items.properties);
+
+/** Keys allowed at the top level, inside each mapping and in list items (for suggestions and flags). */
+export const CONFIG_KEYS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  top: TOP.map(([path]) => path),
+  ...Object.fromEntries(
+    TOP.filter(([path]) => isMapping(path)).map(([path]) => [path, childrenOf(path).map(([p]) => p.slice(path.length + 1))]),
+  ),
+  workflows: itemKeys('workflows'),
+  states: itemKeys('states'),
+});
+
+/** Settings whose value is a mapping merged key by key. */
+export const OBJECT_KEYS: readonly string[] = Object.freeze(TOP.filter(([path]) => isMapping(path)).map(([path]) => path));
+
+/** Every setting a flag key can name: top-level keys and `<mapping>.<key>` paths. */
+export const CONFIG_PATHS: readonly string[] = Object.freeze([
+  ...CONFIG_KEYS.top!,
+  ...OBJECT_KEYS.flatMap((head) => CONFIG_KEYS[head]!.map((sub) => `${head}.${sub}`)),
+]);
+
+/** The settings of the table that a config file may not hold, and what to do instead. */
+export const SECRET_PATHS: ReadonlyMap<string, string> = new Map(
+  SETTING_ROWS.flatMap(([path, s]) => (s.secret === undefined ? [] : [[path, s.secret] as const])),
+);
+
+/** One environment variable: the setting it sets (if any) and what it means. */
+export interface ConfigEnvVar {
+  readonly name: string;
+  /** Config path it sets (`store.url`), or undefined for variables that are not settings. */
+  readonly field?: string;
+  readonly description: string;
+}
+
+/**
+ * Every environment variable the sidecar reads, deprecated names included. Precedence: flags >
+ * environment > config file > defaults. Empty values count as unset.
+ */
+export const CONFIG_ENV_VARS: readonly ConfigEnvVar[] = Object.freeze([
+  OTHER_ENV_VARS[0]!,
+  ...SETTING_ROWS.flatMap(([field, s]) => [
+    ...(s.env === undefined ? [] : [{ name: s.env, field, description: s.description }]),
+    ...(s.deprecatedEnv ?? []).map((name) => ({ name, field, description: `deprecated: use ${s.env}` })),
+  ]),
+  ...OTHER_ENV_VARS.slice(1),
+]);
+
+/**
+ * {@link CONFIG_ENV_VARS} as aligned `NAME  description` lines, for `--help`.
+ * @example program.addHelpText('after', `\nEnvironment:\n${formatEnvVars()}\n`)
+ */
+export function formatEnvVars(indent = '  '): string {
+  const width = Math.max(...CONFIG_ENV_VARS.map((v) => v.name.length));
+  return CONFIG_ENV_VARS.map((v) => `${indent}${v.name.padEnd(width)}  ${v.description}`).join('\n');
+}
+
+/** How environment and flag text is read for a setting, from the type of its schema. */
+export type TextKind = 'number' | 'nullableNumber' | 'boolean' | 'list' | 'text';
+
+/** The {@link TextKind} of the setting at `path`. */
+export function textKindOf(path: string): TextKind {
+  const schema = (SETTINGS as Record<string, Setting>)[path]?.schema;
+  const type = JSON.stringify(schema?.type);
+  if (type === '["number","null"]') return 'nullableNumber';
+  if (type === '"integer"' || type === '"number"') return 'number';
+  if (type === '"boolean"') return 'boolean';
+  return type === '"array"' ? 'list' : 'text';
+}
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
 const validate = ajv.compile(SIDECAR_CONFIG_SCHEMA);
@@ -189,4 +111,41 @@ const validate = ajv.compile(SIDECAR_CONFIG_SCHEMA);
  */
 export function schemaErrors(settings: unknown): ErrorObject[] {
   return validate(settings) ? [] : [...(validate.errors ?? [])];
+}
+
+const code = (text: string): string => `\`${text}\``;
+const cell = (text: string): string => text.replace(/\|/gu, '\\|');
+
+function defaultCell(setting: Setting): string {
+  if (setting.defaultText !== undefined) return setting.defaultText;
+  if (!('default' in setting)) return 'none';
+  return typeof setting.default === 'string' ? code(setting.default) : String(setting.default);
+}
+
+function envCell(setting: Setting): string {
+  if (setting.env === undefined) return '';
+  const old = (setting.deprecatedEnv ?? []).map(code);
+  return old.length === 0 ? code(setting.env) : `${code(setting.env)} (deprecated: ${old.join(', ')})`;
+}
+
+/**
+ * The reference table of every setting (environment variable, flag, default, meaning) as
+ * Markdown, for `config/README.md`; a test checks the README holds exactly this.
+ */
+export function settingsReference(): string {
+  const rows = SETTING_ROWS.filter(([, s]) => s.secret === undefined || s.env !== undefined).map(([path, s]) => {
+    const flag = s.flag === undefined ? '' : `${code(s.flag.split(' ')[0]!)} (${s.commands!.join(', ')})`;
+    const meaning = s.secret === undefined ? s.description : `${s.description}; a secret: environment only`;
+    return `| ${code(path)} | ${envCell(s)} | ${flag} | ${cell(defaultCell(s))} | ${cell(meaning)} |`;
+  });
+  const others = OTHER_ENV_VARS.map((v) => `| ${code(v.name)} | ${v.description} |`);
+  return [
+    '| setting | environment | flag | default | meaning |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    '| variable | meaning |',
+    '| --- | --- |',
+    ...others,
+  ].join('\n');
 }

@@ -3,15 +3,16 @@
  * defaults, the config file, the environment and the flags are merged, validated and resolved
  * (CURIEs expanded to IRIs, relative paths made absolute, derived defaults filled in).
  *
- * Written by hand next to the JSON Schema in `config-schema.ts`; the schema's property lists are
- * typed against these interfaces, so a field added here and not there (or the other way round)
- * fails to compile.
+ * The value types come from the settings table (`src/settings.ts`), derived from each setting's
+ * JSON Schema (`V<'port'>`); what resolution adds (resolved secrets, absolute paths, derived
+ * defaults) is stated here.
  */
+import type { SettingPath, SettingValue } from '../settings.js';
 
-/** pino levels accepted by `log.level`. */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-/** One of {@link LOG_LEVELS}. */
-export type LogLevel = (typeof LOG_LEVELS)[number];
+type V<P extends SettingPath> = SettingValue<P>;
+
+/** One of `LOG_LEVELS`. */
+export type LogLevel = V<'log.level'>;
 
 /** Where the graph lives. */
 export interface StoreConfig {
@@ -21,78 +22,50 @@ export interface StoreConfig {
    * `<state dir>/store`, where the state dir is `$STATE_DIRECTORY` (set by systemd) or
    * `./.data/<resource slug>`.
    */
-  url: string;
+  url: V<'store.url'>;
   /** Remote only: SPARQL update endpoint; default the query URL. */
-  updateUrl?: string;
+  updateUrl?: V<'store.updateUrl'>;
   /** Remote only: basic-auth user (`SPARQL_USER`, or userinfo moved out of `url`). */
-  user?: string;
+  user?: V<'store.user'>;
   /** Remote only: file whose first line is the basic-auth password. */
-  passwordFile?: string;
+  passwordFile?: V<'store.passwordFile'>;
   /**
    * Remote only, resolved secret: `SPARQL_PASSWORD`, else the first line of `passwordFile`, else
    * userinfo moved out of `url`. Never accepted in a config file or a flag; never logged.
    */
-  password?: string;
+  password?: V<'store.password'>;
   /** Remote only: per-request timeout in ms; default `LIMITS.remoteRequestTimeoutMs`. */
-  timeoutMs?: number;
+  timeoutMs?: V<'store.timeoutMs'>;
 }
 
 /** The co-located device process the sidecar proxies workflow and state calls to. */
-export type DeviceConfig =
-  | {
-      /** Base URL of the device's HTTP API, e.g. `http://127.0.0.1:9000`. */
-      url: string;
-      /** Default time a device call gets, in ms (default `LIMITS.deviceTimeoutMs`). */
-      timeoutMs: number;
-    }
-  | {
-      /** Absolute path of the device's Unix socket, e.g. `/run/device/door1.sock`. */
-      socket: string;
-      /** Default time a device call gets, in ms (default `LIMITS.deviceTimeoutMs`). */
-      timeoutMs: number;
-    };
-
-/** A workflow the sidecar registers and proxies to `POST <device><path>`. */
-export interface WorkflowConfig {
-  /** Workflow name (`POST /workflows/<name>/execute`); checked by `assertName`. */
-  name: string;
-  /** Capability class IRI the workflow realizes. */
-  capabilityClass: string;
-  /** Workflow class IRI (a subclass of `svc:Workflow`). */
-  workflowClass: string;
-  /** Path on the device, starting with `/`. */
-  path: string;
-  /** HTTP method of the device call; only `POST`. */
-  method: 'POST';
-  /** Time the device gets for this workflow, in ms; default `device.timeoutMs`. */
-  timeoutMs: number;
+export interface DeviceConfig {
+  /**
+   * Where the device listens, checked by `parseDeviceTarget`: `unix:<absolute socket path>` or an
+   * `http(s)://host:port` base URL.
+   */
+  target: V<'device.target'>;
+  /** Default time a device call gets, in ms (default `LIMITS.deviceTimeoutMs`). */
+  timeoutMs: V<'device.timeoutMs'>;
 }
 
-/** A state property the sidecar registers and proxies to `GET <device><path>`. */
-export interface StateConfig {
-  /** State property name (`GET /state/<name>`); checked by `assertName`. */
-  name: string;
-  /** Capability class IRI the state property provides. */
-  capabilityClass: string;
-  /** State-property class IRI (a subclass of `svc:StateProperty`). */
-  statePropertyClass: string;
-  /** Path on the device, starting with `/`. */
-  path: string;
-  /** Time the device gets for this read, in ms; default `device.timeoutMs`. */
-  timeoutMs: number;
-}
+/** A workflow the sidecar registers and proxies to `POST <device><path>`: CURIEs expanded, defaults filled. */
+export type WorkflowConfig = Required<V<'workflows'>[number]>;
+
+/** A state property the sidecar registers and proxies to `GET <device><path>`: CURIEs expanded, defaults filled. */
+export type StateConfig = Required<V<'states'>[number]>;
 
 /** The local API the co-located device calls: a Unix socket, or loopback TCP with a token. */
 export type LocalApiConfig =
   | {
       /** Absolute path of the Unix socket to serve on. */
-      socket: string;
+      socket: V<'localApi.socket'>;
     }
   | {
       /** Loopback (127.0.0.1) port to serve on; 0 picks a free one. */
-      port: number;
+      port: V<'localApi.port'>;
       /** File whose first line is the bearer token callers must send. */
-      tokenFile: string;
+      tokenFile: V<'localApi.tokenFile'>;
       /** Resolved secret: the token read from `tokenFile`. Never logged. */
       token: string;
     };
@@ -103,17 +76,17 @@ export type LocalApiConfig =
  */
 export interface HttpConfig {
   /** File whose first line is the bearer token callers must send. */
-  tokenFile?: string;
+  tokenFile?: V<'http.tokenFile'>;
   /**
    * Resolved secret: `SIDECAR_HTTP_TOKEN`, else the first line of `tokenFile`; required on every
    * route but `/`, `/favicon.ico`, `/healthz`, `/readyz`. Never accepted in a config file or a
    * flag; never logged.
    */
-  token?: string;
+  token?: V<'http.token'>;
   /** PEM certificate (chain) file: the surface serves HTTPS. Needs `tlsKeyFile`. */
-  tlsCertFile?: string;
+  tlsCertFile?: V<'http.tlsCertFile'>;
   /** PEM private key file of `tlsCertFile`. */
-  tlsKeyFile?: string;
+  tlsKeyFile?: V<'http.tlsKeyFile'>;
   /** Resolved: the PEM contents of `tlsCertFile` and `tlsKeyFile`. The key is a secret; never logged. */
   tls?: { cert: string; key: string };
 }
@@ -125,11 +98,11 @@ export interface HttpConfig {
  */
 export interface OutgoingTokensConfig {
   /** File whose first line is the token sent to every receiver without a token of its own. */
-  defaultFile?: string;
+  defaultFile?: V<'outgoingTokens.defaultFile'>;
   /** Resolved secret: `SIDECAR_OUTGOING_TOKEN`, else the first line of `defaultFile`. Never logged. */
-  default?: string;
+  default?: V<'outgoingTokens.default'>;
   /** Token files keyed by receiver base address (normalized; paths absolute). */
-  byAddressFiles?: Record<string, string>;
+  byAddressFiles?: V<'outgoingTokens.byAddressFiles'>;
   /** Resolved secrets: the first line of each of `byAddressFiles`, keyed alike. Never logged. */
   byAddress?: Record<string, string>;
 }
@@ -139,42 +112,42 @@ export interface LogConfig {
   /** Minimum level; default `info`. */
   level: LogLevel;
   /** Human-readable output (needs `pino-pretty`); undefined means "when stdout is a TTY". */
-  pretty?: boolean;
+  pretty?: V<'log.pretty'>;
 }
 
 /** The resolved sidecar configuration. See `config/` for commented examples. */
 export interface SidecarConfig {
   /** IRI of the wrapped resource. Required by `start`; absent for the watchdog. */
-  resource?: string;
+  resource?: V<'resource'>;
   /** Service class IRI; default `svc:Service`. */
-  serviceClass: string;
+  serviceClass: V<'serviceClass'>;
   /** The store. */
   store: StoreConfig;
   /** Graph the instance data is written to; default `DEFAULT_DATA_GRAPH`. */
-  namedGraph: string;
+  namedGraph: V<'namedGraph'>;
   /**
    * Load the bundled ontology and `ontologyFiles` at start (unchanged modules are skipped by
    * content hash). Default: true for an embedded or memory store, or when `ontologyFiles` are
    * listed; false for a remote store, loaded once with `semantic-sidecar ontology load`.
    */
-  provisionOntology: boolean;
+  provisionOntology: V<'provisionOntology'>;
   /** Extra ontology files (absolute paths) loaded after the bundled modules; default none. */
-  ontologyFiles: string[];
+  ontologyFiles: V<'ontologyFiles'>;
   /** Interface the HTTP surface listens on; default `127.0.0.1`. */
-  host: string;
+  host: V<'host'>;
   /** Port the HTTP surface listens on; default 8000; 0 picks a free one. */
-  port: number;
+  port: V<'port'>;
   /**
    * Normalized base address others reach this sidecar at. Undefined means
    * `http://<host>:<bound port>`, known once the server listens.
    */
-  address?: string;
+  address?: V<'address'>;
   /** Seconds between heartbeats; default 30; null disables the heartbeat. */
-  heartbeatInterval: number | null;
+  heartbeatInterval: V<'heartbeatInterval'>;
   /** Seconds after which a heartbeat is stale; default 90. */
-  stalenessThreshold: number;
+  stalenessThreshold: V<'stalenessThreshold'>;
   /** Seconds between watchdog sweeps; default 30. */
-  sweepInterval: number;
+  sweepInterval: V<'sweepInterval'>;
   /** The device; required when workflows or states are declared. */
   device?: DeviceConfig;
   /** Workflows registered and proxied to the device; default none. */
@@ -188,11 +161,11 @@ export interface SidecarConfig {
   /** Tokens sent with outgoing event triggers; absent: none (start only). */
   outgoingTokens?: OutgoingTokensConfig;
   /** Keep an in-memory activity feed (`GET /activity`); default false. */
-  activityFeed: boolean;
+  activityFeed: V<'activityFeed'>;
   /** Entries the activity feed keeps; default 200. */
-  activityCapacity: number;
+  activityCapacity: V<'activityCapacity'>;
   /** Logging. */
   log: LogConfig;
   /** Time `stop()` gives in-flight work, in ms; default `LIMITS.shutdownGraceMs`. */
-  shutdownGraceMs: number;
+  shutdownGraceMs: V<'shutdownGraceMs'>;
 }

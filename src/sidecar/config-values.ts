@@ -5,14 +5,15 @@
  */
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import { assertDevicePath } from '../device/index.js';
 import { isHttpAddress } from '../iri/address.js';
 import { assertName } from '../iri/mint.js';
 import { CURIE_PREFIXES, expandCurie } from '../iri/curie.js';
 import { iriProblem } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
-import { CFC, MES, PLANT, SVC } from '../vocab/namespaces.js';
+import { readSecretFile } from '../lib/secret-file.js';
 import { joinField, showValue, type ConfigIssue, type ConfigSource } from './config-issues.js';
-import { sourceAt, type Merged } from './config-layers.js';
+import { pathKey, sourceAt, type Deprecation, type Merged } from './config-layers.js';
 
 /** What the resolvers share: the merged settings with their sources, and the problems found. */
 export interface ResolveContext {
@@ -22,6 +23,17 @@ export interface ResolveContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   purpose: 'start' | 'watchdog';
+  /** Deprecated names used, reported once loading is done. */
+  deprecations: Deprecation[];
+}
+
+/** The merged value at `path` (`['store', 'url']`), whatever its type. */
+export const at = (ctx: ResolveContext, path: readonly string[]): unknown => ctx.merged.get(pathKey(path))?.value;
+
+/** The merged value at `path` when it is text (the schema reports any other type). */
+export function textAt(ctx: ResolveContext, path: readonly string[]): string | undefined {
+  const value = at(ctx, path);
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Records a problem with the value at `path`, naming the value's source. */
@@ -40,6 +52,13 @@ export function absolutePath(ctx: ResolveContext, path: readonly string[], value
   if (isAbsolute(value)) return resolve(value);
   const source = sourceAt(ctx.merged, path);
   return resolve(source?.kind === 'file' ? source.dir : ctx.cwd, value);
+}
+
+/** Reads the first line of a secret file; reports (without the content) when it cannot. */
+export function readSecret(ctx: ResolveContext, path: readonly string[], file: string): string | undefined {
+  const read = readSecretFile(file);
+  if ('problem' in read) report(ctx, path, read.problem, file);
+  return 'secret' in read ? read.secret : undefined;
 }
 
 /** Prefixes a class (or resource) field may use instead of a full IRI. */
@@ -70,17 +89,20 @@ export function httpUrlProblem(value: string, example: string, bare = false): st
   return undefined;
 }
 
-// RFC 3986 path characters and an optional query; no fragment, no "." or ".." segments, no
-// leading "//" (it would read as a host). The device transport accepts a superset of this.
-const DEVICE_PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/u;
-
-/** Problem with a device path (`workflows[i].path`, `states[i].path`). */
+/**
+ * Problem with a device path (`workflows[i].path`, `states[i].path`): the device layer's
+ * `assertDevicePath`, and no `.` or `..` segments, which a bridge might resolve outside its API.
+ */
 export function devicePathProblem(value: string): string | undefined {
-  const path = value.split('?')[0]!;
-  if (!DEVICE_PATH.test(value) || value.startsWith('//') || /(^|\/)\.{1,2}(\/|$)/u.test(path)) {
-    return 'must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open")';
+  let usable = !/(^|\/)\.{1,2}(\/|$)/u.test(value.split('?')[0]!);
+  try {
+    assertDevicePath(value);
+  } catch {
+    usable = false;
   }
-  return undefined;
+  return usable
+    ? undefined
+    : 'must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open")';
 }
 
 /** Linux keeps a Unix socket path in 108 bytes, the last one a NUL. */
@@ -91,6 +113,7 @@ export function socketPathProblem(path: string): string | undefined {
   const bytes = Buffer.byteLength(path);
   if (bytes > MAX_SOCKET_PATH_BYTES)
     return `is ${bytes} bytes long, but a Unix socket path may be at most ${MAX_SOCKET_PATH_BYTES} (use a shorter path)`;
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f]/u.test(path)) return 'must not hold control characters';
   return undefined;
 }

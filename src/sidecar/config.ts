@@ -1,6 +1,9 @@
 /**
- * Loads the sidecar's configuration: frozen defaults < config file < environment < flags, then
- * one validation that lists every problem with its source and field.
+ * Loads the sidecar's configuration: defaults < config file < environment < flags, then one
+ * validation that lists every problem with its source and field. Every setting (schema, default,
+ * variable, flag, secret, exclusive group) is a row of the settings table, `src/settings.ts`:
+ * `config-schema.ts` derives the JSON Schema and variables from it, `config-layers.ts` reads the
+ * sources, `config-resolve*.ts` resolve and check what needs more than a schema.
  *
  * Where things go when nothing is said: the state directory is `$STATE_DIRECTORY` (systemd's
  * `StateDirectory=`) or `./.data/<resource slug>`; the embedded store keeps its data in
@@ -11,24 +14,32 @@
  * environment or flags are relative to the working directory.
  */
 import type { ErrorObject } from 'ajv';
+import type { Logger } from '../lib/logger.js';
+import { SETTING_ROWS, type Setting } from '../settings.js';
 import type { SemanticMiddlewareOptions } from '../middleware/options.js';
 import type { StoreSpec } from '../store/open-store.js';
-import { CONFIG_DEFAULTS } from './config-defaults.js';
-import { envLayer } from './config-env.js';
 import { readConfigFile } from './config-file.js';
 import { configError, fieldOfPointer, joinField, showValue, ajvMessage, unknownKeyMessage, type ConfigIssue } from './config-issues.js';
-import { flagLayer, layerOf, mergeLayers, pathKey, settingsOf, sourceAt, type Layer, type Merged } from './config-layers.js';
+import {
+  envLayer,
+  flagLayer,
+  mergeLayers,
+  pathKey,
+  settingsOf,
+  sourceAt,
+  type Deprecation,
+  type Layer,
+  type Merged,
+} from './config-layers.js';
 import { resolveConfig } from './config-resolve.js';
 import { storeKindOf } from './config-resolve-store.js';
-import { CONFIG_KEYS, schemaErrors } from './config-schema.js';
+import { CONFIG_KEYS, SECRET_PATHS, schemaErrors } from './config-schema.js';
 import type { SidecarConfig, StoreConfig } from './config-types.js';
 
 export type * from './config-types.js';
-export { LOG_LEVELS } from './config-types.js';
-export { CONFIG_ENV_VARS, formatEnvVars, type ConfigEnvVar } from './config-env.js';
-export { CONFIG_PATHS } from './config-layers.js';
-export { CONFIG_DEFAULTS } from './config-defaults.js';
-export { SIDECAR_CONFIG_SCHEMA } from './config-schema.js';
+export type { Deprecation } from './config-layers.js';
+export { LOG_LEVELS } from '../settings.js';
+export { CONFIG_ENV_VARS, CONFIG_PATHS, formatEnvVars, SIDECAR_CONFIG_SCHEMA, type ConfigEnvVar } from './config-schema.js';
 export { CURIE_PREFIXES } from './config-values.js';
 export { resourceSlug, storeKindOf } from './config-resolve-store.js';
 
@@ -40,7 +51,7 @@ export interface LoadSidecarConfigOptions {
   env?: NodeJS.ProcessEnv;
   /**
    * Settings from the command line, keyed by config path (`resource`, `port`, `store.url`,
-   * `device.socket`; `store` is short for `store.url`); undefined values are skipped and string
+   * `device.target`; `store` is short for `store.url`); undefined values are skipped and string
    * values are read like environment text. Default none.
    */
   flags?: Readonly<Record<string, unknown>>;
@@ -48,11 +59,13 @@ export interface LoadSidecarConfigOptions {
   purpose?: 'start' | 'watchdog';
   /** Base of relative paths from the environment and flags; default `process.cwd()`. */
   cwd?: string;
+  /** Told of every deprecated name used (to log with {@link warnDeprecated}); default: ignored. */
+  onDeprecated?: (deprecation: Deprecation) => void;
 }
 
 function knownKeys(parts: readonly string[]): readonly string[] {
   const head = parts[0];
-  return head === undefined ? CONFIG_KEYS.top : ((CONFIG_KEYS as Record<string, readonly string[]>)[head] ?? []);
+  return (head === undefined ? CONFIG_KEYS.top : CONFIG_KEYS[head]) ?? [];
 }
 
 function valueAt(settings: unknown, parts: readonly string[]): unknown {
@@ -68,30 +81,17 @@ function ajvIssue(error: ErrorObject, settings: unknown, merged: Merged): Config
   const path = child === undefined ? parts : [...parts, child];
   const source = sourceAt(merged, path);
   const where = { ...(source && { source }), field: joinField(path) };
-  const secret = error.keyword === 'additionalProperties' ? SECRET_KEYS.get(path.join('.')) : undefined;
+  const secret = error.keyword === 'additionalProperties' ? SECRET_PATHS.get(path.join('.')) : undefined;
   if (secret !== undefined) return { ...where, message: secret };
   if (error.keyword === 'additionalProperties') return { ...where, message: unknownKeyMessage(child!, knownKeys(parts)) };
   if (error.keyword === 'required') return { ...where, message: 'is required' };
   return { ...where, message: ajvMessage(error), got: showValue(valueAt(settings, parts), where.field) };
 }
 
-// Secrets the environment may give but a file or a flag may not, and what to do instead.
-// A Map, not an object literal: an unknown key such as "__proto__" must find nothing here.
-const SECRET_KEYS: ReadonlyMap<string, string> = new Map([
-  ['store.password', 'passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)'],
-  ['http.token', 'tokens are not accepted here: name a file in http.tokenFile (or set SIDECAR_HTTP_TOKEN_FILE)'],
-  ['http.tls', 'certificates and keys are not accepted here: name the PEM files in http.tlsCertFile and http.tlsKeyFile'],
-  [
-    'outgoingTokens.default',
-    'tokens are not accepted here: name a file in outgoingTokens.defaultFile (or set SIDECAR_OUTGOING_TOKEN_FILE)',
-  ],
-  ['outgoingTokens.byAddress', 'tokens are not accepted here: map each address to a token file in outgoingTokens.byAddressFiles'],
-]);
-
 /** The settings the schema sees: a secret from the environment is resolved, not a file key. */
 function schemaView(merged: Merged): Record<string, unknown> {
   const view = new Map(merged);
-  for (const path of SECRET_KEYS.keys()) {
+  for (const path of SECRET_PATHS.keys()) {
     const key = pathKey(path.split('.'));
     if (view.get(key)?.source.kind === 'env') view.delete(key);
   }
@@ -120,7 +120,9 @@ export async function loadSidecarConfig(options: LoadSidecarConfigOptions = {}):
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const issues: ConfigIssue[] = [];
-  const layers: Layer[] = [layerOf(CONFIG_DEFAULTS, { kind: 'default' })];
+  // Defaults are not a layer: the resolvers fall back to the table's (some depend on other settings).
+  const layers: Layer[] = [];
+  const deprecations: Deprecation[] = [];
   const file = options.file ?? (env.SIDECAR_CONFIG || undefined);
   if (file !== undefined) {
     const read = await readConfigFile(file, cwd);
@@ -128,12 +130,13 @@ export async function loadSidecarConfig(options: LoadSidecarConfigOptions = {}):
     if (read.issues.length > 0) throw configError(read.issues);
     layers.push(read.layer);
   }
-  layers.push(envLayer(env), flagLayer(options.flags ?? {}, issues));
+  layers.push(envLayer(env, deprecations), flagLayer(options.flags ?? {}, issues));
   const merged = mergeLayers(layers);
   const settings = schemaView(merged);
   for (const error of schemaErrors(settings)) issues.push(ajvIssue(error, settings, merged));
-  const config = await resolveConfig({ merged, issues, cwd, env, purpose: options.purpose ?? 'start' });
+  const config = await resolveConfig({ merged, issues, cwd, env, purpose: options.purpose ?? 'start', deprecations });
   if (issues.length > 0 || !config) throw configError(issues);
+  for (const deprecation of deprecations) options.onDeprecated?.(deprecation);
   return deepFreeze(config);
 }
 
@@ -176,37 +179,42 @@ export function securityOptionsOf(
 
 const REDACTED = '[redacted]';
 
-function describeSecurity(config: SidecarConfig): Record<string, unknown> {
-  const { token, tls, ...http } = config.http ?? {};
-  const { default: fallback, byAddress, ...outgoing } = config.outgoingTokens ?? {};
-  return {
-    ...(config.http && { http: { ...http, ...(token !== undefined && { token: REDACTED }), ...(tls !== undefined && { tls: REDACTED }) } }),
-    ...(config.outgoingTokens && {
-      outgoingTokens: {
-        ...outgoing,
-        ...(fallback !== undefined && { default: REDACTED }),
-        ...(byAddress !== undefined && { byAddress: Object.fromEntries(Object.keys(byAddress).map((a) => [a, REDACTED])) }),
-      },
-    }),
-  };
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A secret value made log-safe: a mapping keyed by address keeps its keys, anything else is replaced whole. */
+function redacted(value: unknown, setting: Setting): unknown {
+  if ('additionalProperties' in setting.schema && isMapping(value)) return Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED]));
+  return REDACTED;
 }
 
 /**
- * A log-safe summary of `config`: every setting, the store's kind added, every secret (the
- * store password, the local API and HTTP tokens, the TLS key, the outgoing tokens) replaced by
- * `[redacted]`.
+ * A log-safe summary of `config`: every setting, the store's kind added, every secret of the
+ * settings table (the store password, the local API and HTTP tokens, the TLS key, the outgoing
+ * tokens) replaced by `[redacted]`.
  * @example logger.info({ config: describeConfig(config) }, 'configuration loaded');
  */
 export function describeConfig(config: SidecarConfig): Record<string, unknown> {
-  const { password, ...store } = config.store;
-  const localApi =
-    config.localApi === false || 'socket' in config.localApi
-      ? config.localApi
-      : { port: config.localApi.port, tokenFile: config.localApi.tokenFile, token: REDACTED };
-  return {
-    ...config,
-    store: { kind: storeKindOf(config.store), ...store, ...(password !== undefined && { password: REDACTED }) },
-    localApi,
-    ...describeSecurity(config),
-  };
+  const copy = JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
+  for (const [path, setting] of SETTING_ROWS) {
+    const [head, key] = path.split('.') as [string, string | undefined];
+    const section = copy[head];
+    if (setting.secret !== undefined && key !== undefined && isMapping(section) && section[key] !== undefined) {
+      section[key] = redacted(section[key], setting);
+    }
+  }
+  return { ...copy, store: { kind: storeKindOf(config.store), ...(copy.store as object) } };
+}
+
+const warned = new Set<string>();
+
+/**
+ * Logs that a deprecated name was used, once per name and process: a pino warning naming the
+ * old name and the one to use.
+ * @example loadSidecarConfig({ onDeprecated: (d) => warnDeprecated(logger, d) })
+ */
+export function warnDeprecated(logger: Pick<Logger, 'warn'>, deprecation: Deprecation): void {
+  if (warned.has(deprecation.old)) return;
+  warned.add(deprecation.old);
+  logger.warn({ deprecated: deprecation.old, use: deprecation.use }, `${deprecation.old} is deprecated: use ${deprecation.use}`);
 }

@@ -37,7 +37,7 @@ export interface StartSidecarOptions {
 function deviceClient(config: SidecarConfig, logger: Logger): DeviceClient | undefined {
   const device = config.device;
   if (device === undefined) return undefined;
-  return openDevice('socket' in device ? `unix:${device.socket}` : device.url, { logger });
+  return openDevice(device.target, { logger });
 }
 
 function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient | undefined, logger: Logger): SemanticMiddleware {

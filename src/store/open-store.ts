@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ValueError } from '../errors.js';
+import { readSecretFile } from '../lib/secret-file.js';
 import { openRemoteStore } from './remote-store.js';
 import type { TripleStore } from './triple-store.js';
 
@@ -32,82 +32,113 @@ export async function openStore(spec: StoreSpec): Promise<TripleStore> {
     case 'embedded':
       return (await import('./embedded-store.js')).openEmbeddedStore({ dataDir: spec.dataDir });
     case 'remote': {
-      const { kind: _kind, ...options } = spec;
-      return openRemoteStore(options);
+      const { queryUrl, updateUrl, user, password, timeoutMs } = spec;
+      return openRemoteStore({ queryUrl, updateUrl, user, password, timeoutMs });
     }
     default:
       throw new ValueError(`unknown store kind ${JSON.stringify((spec as { kind: unknown }).kind)}`);
   }
 }
 
+/** Where a store location points, before credentials and options are added. */
+export type StoreLocation = { kind: 'memory' } | { kind: 'embedded'; dataDir: string } | { kind: 'remote'; url: URL };
+
+const HTTP_URL = /^https?:\/\//iu;
+
 /**
- * Reads a store location as given on the command line or in config:
- * - `memory`: an ephemeral embedded store;
- * - an `http:` or `https:` URL: a remote SPARQL endpoint (the query URL). The update URL is
- *   `SPARQL_UPDATE_URL` or the same URL; basic-auth credentials come from `SPARQL_USER` and
- *   `SPARQL_PASSWORD`, or from the file named by `SPARQL_PASSWORD_FILE` (its first line), or from
- *   userinfo in the URL (moved out of it); `SPARQL_TIMEOUT_MS` sets the per-request timeout;
- * - anything else (a path, or a `file:` URL): the data directory of a durable embedded store.
+ * The one reader of store location text, shared by every command and the sidecar config:
+ * `memory`, an `http(s)` URL (a remote SPARQL query endpoint, userinfo allowed), a `file:` URL, or
+ * a directory path (relative paths stay relative; callers resolve them).
+ * @returns the location, or the problem with the text (it does not repeat the text, which may
+ *   hold credentials).
+ * @example parseStoreLocation('memory') // { kind: 'memory' }
+ */
+export function parseStoreLocation(location: string): StoreLocation | { problem: string } {
+  const text = location.trim();
+  if (!text) return { problem: 'is empty (expected "memory", an http(s) URL or a directory)' };
+  if (text === 'memory') return { kind: 'memory' };
+  if (HTTP_URL.test(text)) {
+    try {
+      return { kind: 'remote', url: new URL(text) };
+    } catch {
+      return { problem: 'is not a valid URL' };
+    }
+  }
+  if (/^file:/iu.test(text)) {
+    try {
+      return { kind: 'embedded', dataDir: fileURLToPath(text) };
+    } catch {
+      return { problem: 'is not a usable file: URL (expected e.g. "file:///var/lib/sm")' };
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(text))
+    return { problem: 'has an unsupported scheme (expected "memory", an http(s) URL or a directory)' };
+  return { kind: 'embedded', dataDir: text };
+}
+
+/** Options of a remote store besides its URL, as the settings give them. */
+export interface RemoteStoreSettings {
+  updateUrl?: string | undefined;
+  user?: string | undefined;
+  password?: string | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * The remote spec of `url`: userinfo moved out of the URL, used only where `settings` name no
+ * user or password; the update URL defaults to the query URL.
+ */
+export function remoteStoreSpec(url: URL, settings: RemoteStoreSettings): Extract<StoreSpec, { kind: 'remote' }> {
+  const bare = new URL(url.href);
+  const urlUser = bare.username ? decodeURIComponent(bare.username) : undefined;
+  const urlPassword = bare.password ? decodeURIComponent(bare.password) : undefined;
+  bare.username = '';
+  bare.password = '';
+  const queryUrl = bare.toString();
+  const user = settings.user || urlUser;
+  const password = settings.password || urlPassword;
+  return {
+    kind: 'remote',
+    queryUrl,
+    updateUrl: settings.updateUrl || queryUrl,
+    ...(user !== undefined && { user }),
+    ...(password !== undefined && { password }),
+    ...(settings.timeoutMs !== undefined && { timeoutMs: settings.timeoutMs }),
+  };
+}
+
+/**
+ * Reads a store location as given on the command line ({@link parseStoreLocation}) and, for a
+ * remote store, its options from the environment: `SPARQL_UPDATE_URL` (default the same URL),
+ * basic-auth credentials from `SPARQL_USER` and `SPARQL_PASSWORD`, or from the file named by
+ * `SPARQL_PASSWORD_FILE` (its first line), or from userinfo in the URL (moved out of it);
+ * `SPARQL_TIMEOUT_MS` sets the per-request timeout.
  *
  * @param env where the `SPARQL_*` variables are read; default `process.env`.
+ * @throws ValueError naming what is wrong (never a credential).
  * @example
  * parseStoreUrl('http://127.0.0.1:8890/sparql', { SPARQL_USER: 'sm', SPARQL_PASSWORD_FILE: '/run/secrets/sparql' })
  */
 export function parseStoreUrl(url: string, env: NodeJS.ProcessEnv = process.env): StoreSpec {
-  const text = url.trim();
-  if (!text) throw new ValueError('store location is empty (expected "memory", an http(s) URL or a directory)');
-  if (text === 'memory') return { kind: 'memory' };
-  if (/^https?:\/\//iu.test(text)) return remoteSpec(text, env);
-  if (/^file:/iu.test(text)) {
-    try {
-      return { kind: 'embedded', dataDir: fileURLToPath(text) };
-    } catch (cause) {
-      throw new ValueError(`store location ${JSON.stringify(text)} is not a usable file: URL`, { cause });
-    }
+  const location = parseStoreLocation(url);
+  if ('problem' in location) {
+    const shown = HTTP_URL.test(url.trim()) || !/:\/\//u.test(url) ? '' : ` ${JSON.stringify(`${url.trim().split('://')[0]}://...`)}`;
+    throw new ValueError(`store location${shown} ${location.problem}`);
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(text)) {
-    const scheme = JSON.stringify(`${text.split('://')[0]}://...`);
-    throw new ValueError(`store location ${scheme} has an unsupported scheme (expected http(s) or file)`);
-  }
-  return { kind: 'embedded', dataDir: text };
+  if (location.kind !== 'remote') return location;
+  return remoteStoreSpec(location.url, {
+    updateUrl: env.SPARQL_UPDATE_URL,
+    user: env.SPARQL_USER,
+    password: env.SPARQL_PASSWORD || passwordOfFile(env.SPARQL_PASSWORD_FILE),
+    timeoutMs: parseTimeout(env.SPARQL_TIMEOUT_MS),
+  });
 }
 
-function remoteSpec(text: string, env: NodeJS.ProcessEnv): StoreSpec {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch (cause) {
-    throw new ValueError('store URL is not a valid URL', { cause });
-  }
-  const urlUser = url.username ? decodeURIComponent(url.username) : undefined;
-  const urlPassword = url.password ? decodeURIComponent(url.password) : undefined;
-  url.username = '';
-  url.password = '';
-  const queryUrl = url.toString();
-  const user = env.SPARQL_USER || urlUser;
-  const password = env.SPARQL_PASSWORD || readPasswordFile(env.SPARQL_PASSWORD_FILE) || urlPassword;
-  const timeoutMs = parseTimeout(env.SPARQL_TIMEOUT_MS);
-  return {
-    kind: 'remote',
-    queryUrl,
-    updateUrl: env.SPARQL_UPDATE_URL || queryUrl,
-    ...(user !== undefined && { user }),
-    ...(password !== undefined && { password }),
-    ...(timeoutMs !== undefined && { timeoutMs }),
-  };
-}
-
-function readPasswordFile(file: string | undefined): string | undefined {
+function passwordOfFile(file: string | undefined): string | undefined {
   if (!file) return undefined;
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-    throw new ValueError(`SPARQL_PASSWORD_FILE ${JSON.stringify(file)} cannot be read: ${code}`, { cause });
-  }
-  // Secret files usually end with a newline that is not part of the password.
-  return content.split(/\r?\n/u)[0] ?? '';
+  const read = readSecretFile(file);
+  if ('problem' in read) throw new ValueError(`SPARQL_PASSWORD_FILE ${JSON.stringify(file)} ${read.problem}`);
+  return read.secret;
 }
 
 function parseTimeout(value: string | undefined): number | undefined {

@@ -124,7 +124,7 @@ describe('docker/docker-compose.yml', () => {
     const bridge = compose.services['door1-bridge']!;
     const sidecar = compose.services.door1!;
     const socket = bridge.command![bridge.command!.indexOf('--socket') + 1]!;
-    expect(sidecar.environment!.SIDECAR_DEVICE_SOCKET).toBe(socket);
+    expect(sidecar.environment!.SIDECAR_DEVICE).toBe(`unix:${socket}`);
     const shared = (s: Service): string | undefined =>
       s.volumes!.find((v) => !v.startsWith('.') && posix.dirname(socket) === v.split(':')[1]);
     expect(shared(bridge)).toBeDefined();

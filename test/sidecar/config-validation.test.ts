@@ -115,10 +115,12 @@ describe('loadSidecarConfig validation', () => {
 
   it('should need a device when workflows or states are declared, and only one target', async () => {
     expect(await problems({ flags: { resource: R, workflows: [doorWorkflow] } })).toEqual([
-      'command line: device: is required when workflows or states are declared: set device.url or device.socket',
+      'command line: device: is required when workflows or states are declared: set device.target',
     ]);
     const file = write('both.yaml', `resource: ${R}\ndevice: { url: "http://127.0.0.1:9", socket: /run/d.sock }\n`);
-    expect(await problems({ file })).toEqual([`config file ${file}: device: give either url or socket, not both`]);
+    expect(await problems({ file })).toEqual([
+      `config file ${file}: device: give one of device.url, device.socket, not several (device.target is the one to use)`,
+    ]);
   });
 
   it('should refuse a wildcard host without an address, and accept it with one', async () => {

@@ -100,7 +100,7 @@ const PRECEDENCE: Array<{
   {
     field: 'store.url',
     file: 'store: memory',
-    env: ['SIDECAR_STORE', 'http://kg:8890/sparql'],
+    env: ['SM_STORE', 'http://kg:8890/sparql'],
     flag: ['store.url', '/srv/kg'],
     read: (c) => c.store.url,
     expect: ['memory', 'http://kg:8890/sparql', '/srv/kg'],
@@ -171,14 +171,14 @@ const PRECEDENCE: Array<{
   },
   {
     field: 'device',
-    file: 'device: { socket: /run/d.sock }',
-    env: ['SIDECAR_DEVICE_URL', 'http://127.0.0.1:9000'],
-    flag: ['device.socket', '/run/e.sock'],
+    file: 'device: { target: "unix:/run/d.sock" }',
+    env: ['SIDECAR_DEVICE', 'http://127.0.0.1:9000'],
+    flag: ['device.target', 'unix:/run/e.sock'],
     read: (c) => c.device,
     expect: [
-      { socket: '/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs },
-      { url: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs },
-      { socket: '/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs },
+      { target: 'unix:/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs },
+      { target: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs },
+      { target: 'unix:/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs },
     ],
   },
   {
@@ -273,6 +273,8 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
     expect(untested.sort()).toEqual(
       [
         'SIDECAR_DEVICE_SOCKET',
+        'SIDECAR_DEVICE_URL',
+        'SIDECAR_STORE',
         ...security,
         'SIDECAR_LOCAL_API_PORT',
         'SIDECAR_LOCAL_API_TOKEN_FILE',
@@ -294,18 +296,18 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
     write('onto/b.nt', '');
     const env = { SIDECAR_DEVICE_SOCKET: 'run/dev.sock', SIDECAR_ONTOLOGY_FILES: 'onto/a.ttl:onto/b.nt' };
     const config = await load({ env, flags: { resource: R } });
-    expect(config.device).toEqual({ socket: join(dir, 'run/dev.sock'), timeoutMs: LIMITS.deviceTimeoutMs });
+    expect(config.device).toEqual({ target: `unix:${join(dir, 'run/dev.sock')}`, timeoutMs: LIMITS.deviceTimeoutMs });
     expect(config.ontologyFiles).toEqual([join(dir, 'onto/a.ttl'), join(dir, 'onto/b.nt')]);
   });
 
   it('should resolve relative paths in a file against the file, not the working directory', async () => {
     write('sub/onto.ttl', '');
-    const file = write('sub/rel.yaml', `resource: ${R}\nstore: data\nontologyFiles: [onto.ttl]\ndevice: { socket: dev.sock }\n`);
+    const file = write('sub/rel.yaml', `resource: ${R}\nstore: data\nontologyFiles: [onto.ttl]\ndevice: { target: "unix:dev.sock" }\n`);
     const config = await load({ file, cwd: '/' });
-    expect([config.store.url, config.ontologyFiles[0], (config.device as { socket: string }).socket]).toEqual([
+    expect([config.store.url, config.ontologyFiles[0], config.device?.target]).toEqual([
       join(dir, 'sub/data'),
       join(dir, 'sub/onto.ttl'),
-      join(dir, 'sub/dev.sock'),
+      `unix:${join(dir, 'sub/dev.sock')}`,
     ]);
   });
 

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONFIG_ENV_VARS } from '../../src/sidecar/config-env.js';
+import { CONFIG_ENV_VARS } from '../../src/sidecar/config.js';
 
 /** The project root, the CLI launcher and the mock bridge the tests spawn. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
