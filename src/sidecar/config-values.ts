@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import { assertDevicePath } from '../device/index.js';
+import { assertDevicePath } from '../device/bindings/http/target.js';
 import { isHttpAddress } from '../iri/address.js';
 import { assertName } from '../iri/mint.js';
 import { CURIE_PREFIXES, expandCurie } from '../iri/curie.js';
@@ -90,19 +90,16 @@ export function httpUrlProblem(value: string, example: string, bare = false): st
 }
 
 /**
- * Problem with a device path (`workflows[i].path`, `states[i].path`): the device layer's
- * `assertDevicePath`, and no `.` or `..` segments, which a bridge might resolve outside its API.
+ * Problem with a device path (`workflows[i].path`, `states[i].path`), by the HTTP binding's rule
+ * (the only binding with paths), checked here so that a bad file is refused before anything starts.
  */
 export function devicePathProblem(value: string): string | undefined {
-  let usable = !/(^|\/)\.{1,2}(\/|$)/u.test(value.split('?')[0]!);
   try {
-    assertDevicePath(value);
+    assertDevicePath(value, 'path');
+    return undefined;
   } catch {
-    usable = false;
+    return 'must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open")';
   }
-  return usable
-    ? undefined
-    : 'must be a path on the device starting with "/", without spaces, "#", "." or ".." segments (expected e.g. "/door/open")';
 }
 
 /** Linux keeps a Unix socket path in 108 bytes, the last one a NUL. */

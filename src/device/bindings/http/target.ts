@@ -23,6 +23,7 @@ const MAX_SOCKET_PATH_BYTES = 107;
 // A device path is an absolute path, optionally with a query; no fragment, spaces or controls.
 // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
 const DEVICE_PATH = /^\/(?!\/)[^\s#\u0000-\u001f\u007f]*$/u;
+const DOT_SEGMENT = /(^|\/)\.{1,2}(\/|$)/u;
 const SOCKET_SCHEME = 'unix:';
 
 function urlTarget(raw: string): HttpTarget {
@@ -79,8 +80,11 @@ export function resolveHttpTarget(raw: string): HttpTarget {
  * ValueError naming `what`.
  */
 export function assertDevicePath(path: unknown, what: string): string {
-  if (typeof path !== 'string' || !DEVICE_PATH.test(path)) {
-    throw new ValueError(`${what} ${shown(path)} is not an absolute path (expected e.g. "/open", without spaces or "#")`);
+  // A `.` or `..` segment could be resolved by a bridge to something outside its API.
+  if (typeof path !== 'string' || !DEVICE_PATH.test(path) || DOT_SEGMENT.test(path.split('?')[0]!)) {
+    throw new ValueError(
+      `${what} ${shown(path)} is not an absolute path (expected e.g. "/open", without spaces, "#", "." or ".." segments)`,
+    );
   }
   return path;
 }
