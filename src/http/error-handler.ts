@@ -14,10 +14,13 @@ export const notFound: RequestHandler = (req, _res, next) => {
   next(new HttpError(404, `no route for ${req.method} ${preview(req.path)}`));
 };
 
-/** What the log says of an expected failure: its kind and message, no stack (it is no bug). */
-function summary(err: unknown): Record<string, unknown> {
-  const { name, message, code } = err as { name?: unknown; message?: unknown; code?: unknown };
-  return { type: name, message, ...(code === undefined ? {} : { code }) };
+/**
+ * What the log says of an expected failure: the error as pino's serializer shows it (type,
+ * message, code, own fields) but without a stack, its own or its cause's: it is no bug.
+ */
+function withoutStack(err: unknown): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  return Object.create(err, { stack: { value: undefined }, cause: { value: undefined } }) as unknown;
 }
 
 /**
@@ -30,7 +33,7 @@ function summary(err: unknown): Record<string, unknown> {
 export function answerError(log: Logger, err: unknown, request: { method: string; path: string }, res: ServerResponse): void {
   const { status, detail, expected } = errorAnswer(err);
   if (status >= 500) {
-    log.error({ err: expected ? summary(err) : err, method: request.method, path: request.path, status }, 'request failed');
+    log.error({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status }, 'request failed');
   } else if (log.isLevelEnabled('debug')) {
     log.debug({ method: request.method, path: request.path, status, detail }, 'request refused');
   }
