@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { ValueError } from '../errors.js';
-import { tokenProblem } from '../middleware/surface/bearer-auth.js';
+import { tokenProblem } from '../http/bearer-auth.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { OGM } from '../ogm/index.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { Option, type Command } from 'commander';
-import { isLoopbackHost } from '../middleware/surface/security-options.js';
+import { isLoopbackHost } from '../http/loopback.js';
 import { provisionOntology } from '../ontology/provision.js';
 import { serveSparql, type SparqlServer } from '../store/sparql-server.js';
 import { UsageError } from './exit-codes.js';

@@ -8,7 +8,7 @@ import { assertIri, preview } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
-import { jsonBody } from '../middleware/surface/json-body.js';
+import { jsonBody } from '../http/json-body.js';
 import type { HandoverSessions } from './handover-sessions.js';
 
 /** What the local API routes act on. */

@@ -4,15 +4,15 @@
  * device request Operations of other resources, read or long-poll their outcome, and hand a
  * workpiece over in two steps. It is never exposed northbound.
  */
-import { chmod, lstat, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
-import express from 'express';
-import { RuntimeError, ValueError } from '../errors.js';
+import type express from 'express';
+import type { Server } from 'node:http';
+import { bearerAuth } from '../http/bearer-auth.js';
+import { closeServer } from '../http/close.js';
+import { jsonApp } from '../http/json-app.js';
+import { listen } from '../http/listen.js';
+import { removeStaleSocket } from '../http/stale-socket.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
-import { bearerAuth } from '../middleware/surface/bearer-auth.js';
-import { createErrorHandler, notFound } from '../middleware/surface/error-handler.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { HandoverSessions } from './handover-sessions.js';
 import { localApiRouter } from './local-api-routes.js';
@@ -42,46 +42,16 @@ export interface LocalApi {
 
 const LOCAL_API_TOKEN = "the sidecar's local API token (localApi.tokenFile)";
 
+// How refusals to take a socket path name it.
+const SOCKET_NAMES = { what: 'the local API socket', setting: 'localApi.socket' };
+
 function buildApp(options: LocalApiOptions, handovers: HandoverSessions): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  if ('token' in options.listen) app.use(bearerAuth(options.listen.token, { what: 'the local API token', expected: LOCAL_API_TOKEN }));
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
-  });
-  app.use(localApiRouter({ middleware: options.middleware, handovers }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
-  app.use(notFound);
-  app.use(createErrorHandler(options.logger));
-  return app;
-}
-
-function listen(server: Server, target: LocalApiListen): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    const done = (): void => {
-      server.off('error', reject);
-      resolve();
-    };
-    if ('socket' in target) server.listen(target.socket, done);
-    else server.listen(target.port, target.host ?? '127.0.0.1', done);
-  });
-}
-
-function urlOf(server: Server, target: LocalApiListen): string {
-  if ('socket' in target) return `unix:${target.socket}`;
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : target.port;
-  return `http://${target.host ?? '127.0.0.1'}:${port}`;
-}
-
-function socketIsLive(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path, () => {
-      probe.destroy();
-      resolve(true);
+  return jsonApp(options.logger, (app) => {
+    if ('token' in options.listen) app.use(bearerAuth(options.listen.token, { what: 'the local API token', expected: LOCAL_API_TOKEN }));
+    app.get('/healthz', (_req, res) => {
+      res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
     });
-    probe.on('error', () => resolve(false));
+    app.use(localApiRouter({ middleware: options.middleware, handovers }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
   });
 }
 
@@ -92,21 +62,18 @@ function socketIsLive(path: string): Promise<boolean> {
  * @throws RuntimeError when a process listens on `path`; ValueError when `path` is another kind of file.
  * @example await clearStaleSocket('/run/semantic-sidecar/door1/local.sock');
  */
-export async function clearStaleSocket(path: string): Promise<void> {
-  const info = await lstat(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw err;
-  });
-  if (info === undefined) return;
-  if (!info.isSocket())
-    throw new ValueError(
-      `the local API socket path ${path} exists and is not a socket; refusing to replace it (set localApi.socket to another path)`,
-    );
-  if (await socketIsLive(path))
-    throw new RuntimeError(
-      `a process already listens on the local API socket ${path}: is another sidecar running with this localApi.socket?`,
-    );
-  await rm(path, { force: true });
+export function clearStaleSocket(path: string): Promise<void> {
+  return removeStaleSocket(path, SOCKET_NAMES);
+}
+
+async function listenOn(app: express.Express, target: LocalApiListen): Promise<{ server: Server; url: string }> {
+  if ('socket' in target) {
+    const { server } = await listen(app, { socket: target.socket, mode: 0o600, names: SOCKET_NAMES });
+    return { server, url: `unix:${target.socket}` };
+  }
+  const host = target.host ?? '127.0.0.1';
+  const { server, port } = await listen(app, { host, port: target.port });
+  return { server, url: `http://${host}:${port}` };
 }
 
 /**
@@ -118,25 +85,15 @@ export async function clearStaleSocket(path: string): Promise<void> {
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const handovers = new HandoverSessions((o, body) => options.middleware.handover(o, body), options.handoverTtlMs);
-  const server = createServer(buildApp(options, handovers));
-  const target = options.listen;
-  if ('socket' in target) await clearStaleSocket(target.socket);
-  const umask = process.umask(0o177);
-  try {
-    await listen(server, target);
-  } finally {
-    process.umask(umask);
-  }
-  if ('socket' in target) await chmod(target.socket, 0o600);
-  const url = urlOf(server, target);
+  const { server, url } = await listenOn(buildApp(options, handovers), options.listen);
   options.logger.info({ url }, 'local API listening');
   return {
     url,
     handovers,
     async close() {
       await handovers.abortAll('the sidecar is stopping');
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // No grace: what is still open is a long-poll, which only the caller's own retry ends well.
+      await closeServer(server, 0);
     },
   };
 }

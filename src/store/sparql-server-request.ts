@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /**
@@ -106,17 +105,15 @@ export async function readBody(req: IncomingMessage, limitBytes: number): Promis
   }
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-
 /**
- * Checks the request's credentials against `token` (no check when undefined): a Bearer token,
- * or basic auth whose password is the token (any user name), which is what this project's
- * remote store sends (`SPARQL_USER` and `SPARQL_PASSWORD` or `SPARQL_PASSWORD_FILE`).
- * Compared in constant time.
+ * Checks the request's credentials with `isToken` (no check when undefined; see the kit's
+ * secretMatcher, which compares in constant time): a Bearer token, or basic auth whose password
+ * is the token (any user name), which is what this project's remote store sends (`SPARQL_USER`
+ * and `SPARQL_PASSWORD` or `SPARQL_PASSWORD_FILE`).
  * @throws ProtocolError 401 naming both ways to send the token.
  */
-export function authorize(req: IncomingMessage, token: string | undefined): void {
-  if (token === undefined) return;
+export function authorize(req: IncomingMessage, isToken: ((presented: string) => boolean) | undefined): void {
+  if (isToken === undefined) return;
   const header = req.headers.authorization ?? '';
   const space = header.indexOf(' ');
   const scheme = header.slice(0, space).toLowerCase();
@@ -127,7 +124,7 @@ export function authorize(req: IncomingMessage, token: string | undefined): void
     const decoded = Buffer.from(value, 'base64').toString('utf8');
     presented = decoded.slice(decoded.indexOf(':') + 1);
   }
-  if (presented !== undefined && timingSafeEqual(digest(presented), digest(token))) return;
+  if (presented !== undefined && isToken(presented)) return;
   throw new ProtocolError(
     401,
     'this SPARQL endpoint needs the store token: send it as the basic-auth password (SPARQL_USER and SPARQL_PASSWORD_FILE for a sidecar) or as a Bearer token',

@@ -1,8 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import { lstat, unlink } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { RuntimeError, ValueError } from '../errors.js';
+import { ValueError } from '../errors.js';
+import { secretMatcher } from '../http/bearer-auth.js';
+import { closeServer } from '../http/close.js';
+import { listen } from '../http/listen.js';
 import { LIMITS } from '../limits.js';
 import type { Logger } from '../lib/logger.js';
 import { errorAnswer, execute, type Answer } from './sparql-server-answer.js';
@@ -60,7 +62,8 @@ export interface SparqlServer {
  *
  * Updates go through `store.update` / `store.conditionalUpdate`, so the embedded store
  * journals them before answering: an acknowledged update is durable.
- * @throws ValueError for a bad option; RuntimeError when the address is in use.
+ * @throws ValueError for a bad option or a socket path that is not a socket; RuntimeError when
+ *   the address is in use (a stale socket file is replaced, a live one never).
  * @example
  * const store = await openEmbeddedStore({ dataDir: '/var/lib/semantic-sidecar' });
  * const server = await serveSparql(store, { port: 7878, logger });
@@ -68,19 +71,19 @@ export interface SparqlServer {
  */
 export async function serveSparql(store: TripleStore, options: SparqlServerOptions = {}): Promise<SparqlServer> {
   const settings = checkOptions(options);
-  const inFlight = new Set<Promise<void>>();
   let closing = false;
-  const server = createServer((req, res) => {
-    const done = handle(store, settings, () => closing, req, res).finally(() => inFlight.delete(done));
-    inFlight.add(done);
-  });
-  await listen(server, settings);
+  const listener = (req: IncomingMessage, res: ServerResponse): void => void handle(store, settings, () => closing, req, res);
+  const target =
+    settings.socketPath === undefined
+      ? { host: settings.host, port: settings.port }
+      : { socket: settings.socketPath, names: { what: 'the store socket', setting: '--socket' } };
+  const { server } = await listen(listener, target);
   const url = endpointUrl(server, settings);
   settings.logger?.debug({ url }, 'sparql endpoint listening');
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing = true;
-    return (closed ??= shutDown(server, inFlight));
+    return (closed ??= closeServer(server, LIMITS.shutdownGraceMs));
   };
   return { url, ...(settings.socketPath === undefined ? {} : { socketPath: settings.socketPath }), close };
 }
@@ -91,7 +94,8 @@ interface Settings {
   socketPath: string | undefined;
   logger: Logger | undefined;
   limit: number;
-  token: string | undefined;
+  /** Tells the token from anything else presented; undefined: no token required. */
+  isToken: ((presented: string) => boolean) | undefined;
 }
 
 function checkOptions(options: SparqlServerOptions): Settings {
@@ -110,7 +114,7 @@ function checkOptions(options: SparqlServerOptions): Settings {
     socketPath: options.socketPath,
     logger: options.logger,
     limit,
-    token: options.token?.trim(),
+    isToken: options.token === undefined ? undefined : secretMatcher(options.token.trim()),
   };
 }
 
@@ -128,7 +132,7 @@ async function handle(
   try {
     if (url.pathname !== '/sparql')
       throw new ProtocolError(404, `no endpoint at ${JSON.stringify(url.pathname)}: the SPARQL endpoint is /sparql`);
-    authorize(req, settings.token);
+    authorize(req, settings.isToken);
     if (closing()) throw new ProtocolError(503, 'the SPARQL server is shutting down', { connection: 'close' });
     const op = await readOperation(req, url, settings.limit);
     kind = op.kind;
@@ -163,56 +167,8 @@ function logFailure(logger: Logger | undefined, answer: Answer, error: unknown, 
   else logger?.debug({ kind, status: answer.status, reason: answer.body?.trim() }, 'sparql request refused');
 }
 
-async function listen(server: Server, settings: Settings): Promise<void> {
-  if (settings.socketPath !== undefined) await removeStaleSocket(settings.socketPath);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      const where = settings.socketPath ?? `${settings.host}:${settings.port}`;
-      if (error.code === 'EADDRINUSE')
-        reject(
-          new RuntimeError(`${where} is already in use: stop the process listening there, or pick another port (0 picks a free one)`, {
-            cause: error,
-          }),
-        );
-      else reject(new RuntimeError(`cannot listen on ${where}: ${error.message}`, { cause: error }));
-    });
-    if (settings.socketPath !== undefined) server.listen(settings.socketPath, resolve);
-    else server.listen(settings.port, settings.host, resolve);
-  });
-}
-
-/**
- * Removes a Unix socket left behind by a process that died without closing it (nothing accepts
- * on it); a socket something still listens on, or a path that is not a socket, is left alone
- * (listening then fails and names it).
- */
-async function removeStaleSocket(path: string): Promise<void> {
-  const stat = await lstat(path).catch(() => undefined);
-  if (!stat?.isSocket()) return;
-  const refused = await new Promise<boolean>((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(false);
-    });
-    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
-  if (refused) await unlink(path).catch(() => undefined);
-}
-
 function endpointUrl(server: Server, settings: Settings): string {
   if (settings.socketPath !== undefined) return `http+unix://${encodeURIComponent(settings.socketPath)}/sparql`;
   const { address, port } = server.address() as AddressInfo;
   return `http://${address.includes(':') ? `[${address}]` : address}:${port}/sparql`;
-}
-
-async function shutDown(server: Server, inFlight: Set<Promise<void>>): Promise<void> {
-  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, LIMITS.shutdownGraceMs)));
-  await Promise.race([Promise.allSettled([...inFlight]), deadline]);
-  clearTimeout(timer);
-  server.closeAllConnections();
-  await stopped;
 }

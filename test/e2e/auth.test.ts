@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetch as undiciFetch } from 'undici';
-import { BEARER_REALM } from '../../src/middleware/surface/bearer-auth.js';
+import { BEARER_REALM } from '../../src/http/bearer-auth.js';
 import { plant, svc } from '../../src/vocab/index.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli, type CliResult } from '../support/sidecar-process.js';

@@ -5,8 +5,9 @@ import { deregisterService, makeServiceReachable } from '../../registration/serv
 import type { CallbackWorker } from './callback-worker.js';
 import { SHUTDOWN_REASON } from '../constants.js';
 import type { MiddlewareContext } from './context.js';
-import { closeServer, listen } from '../surface/server.js';
-import { isLoopbackHost } from '../surface/security-options.js';
+import { closeServer } from '../../http/close.js';
+import { listen } from '../../http/listen.js';
+import { isLoopbackHost } from '../../http/loopback.js';
 import { emitHeartbeat, sweep } from './liveness.js';
 import { runLoop, sleep } from './loops.js';
 import { Mode } from './mode.js';
@@ -61,7 +62,7 @@ export class Lifecycle {
     ctx.phase = 'starting';
     adviseOnOptions(ctx);
     await ensureTransport?.(host, port);
-    const bound = await listen(this.app(), host, port, tls);
+    const bound = await listen(this.app(), { host, port }, { tls });
     this.httpServer = bound.server;
     ctx.bound(bound.port);
     try {

@@ -3,11 +3,11 @@
  * favicon, workflows, state, event trigger) plus probes and the activity feed, every error a
  * JSON `{"detail": "..."}`.
  */
-import express from 'express';
+import type express from 'express';
+import { bearerAuth } from '../../http/bearer-auth.js';
+import { jsonApp } from '../../http/json-app.js';
+import { jsonBody } from '../../http/json-body.js';
 import { LIMITS } from '../../limits.js';
-import { bearerAuth } from './bearer-auth.js';
-import { createErrorHandler, notFound } from './error-handler.js';
-import { jsonBody } from './json-body.js';
 import { patchRootRoutes } from './root-routes.js';
 import { mountActivity } from './routes/activity.js';
 import { mountActivityStream } from './routes/activity-stream.js';
@@ -18,6 +18,10 @@ import { mountWorkflows } from './routes/workflows.js';
 import type { HttpSurface } from './contract.js';
 
 export { patchRootRoutes } from './root-routes.js';
+
+/** Which token a refusal asks for. */
+const SURFACE_TOKEN =
+  'the token of this middleware (its httpToken option; a sidecar reads it from http.tokenFile or SIDECAR_HTTP_TOKEN_FILE)';
 
 /** Options of {@link createApp}. */
 export interface AppOptions {
@@ -33,7 +37,8 @@ export interface AppOptions {
  * - `POST /workflows/event_trigger/execute` → `surface.trigger`;
  * - `POST /workflows/:name/execute`, `GET /state/:name` → the registered handler's raw JSON;
  * - `GET /healthz`, `GET /readyz`; `GET /activity`, `GET /activity/stream` (SSE);
- * - anything else 404; every error `{"detail": "..."}` with its status (see errorAnswer).
+ * - anything else 404; every error `{"detail": "..."}` with its status, a fault a generic 500
+ *   (see errorAnswer).
  *
  * With `surface.token`, every route but the root, the favicon and the probes answers 401 unless
  * the request carries `Authorization: Bearer <token>` (see bearerAuth). The check sits in front
@@ -48,25 +53,20 @@ export interface AppOptions {
  * const server = app.listen(0, '127.0.0.1');
  */
 export function createApp(surface: HttpSurface, options: AppOptions = {}): express.Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
   const json = jsonBody(surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes);
-  patchRootRoutes(app, surface.welcome);
-  mountHealth(app, surface);
-  // Everything mounted from here on needs the token; the root routes and probes above stay open
-  // for supervisors and load balancers.
-  if (surface.token !== undefined) app.use(bearerAuth(surface.token));
-  mountTrigger(app, surface, json);
-  mountWorkflows(app, surface, json);
-  mountState(app, surface);
-  mountActivity(app, surface);
-  mountActivityStream(app, surface, {
-    heartbeatMs: options.activityHeartbeatMs ?? LIMITS.activityStreamHeartbeatMs,
-    maxBufferedBytes: options.activityMaxBufferedBytes ?? LIMITS.activityStreamMaxBufferedBytes,
+  return jsonApp(surface.logger, (app) => {
+    patchRootRoutes(app, surface.welcome);
+    mountHealth(app, surface);
+    // Everything mounted from here on needs the token; the root routes and probes above stay open
+    // for supervisors and load balancers.
+    if (surface.token !== undefined) app.use(bearerAuth(surface.token, { expected: SURFACE_TOKEN }));
+    mountTrigger(app, surface, json);
+    mountWorkflows(app, surface, json);
+    mountState(app, surface);
+    mountActivity(app, surface);
+    mountActivityStream(app, surface, {
+      heartbeatMs: options.activityHeartbeatMs ?? LIMITS.activityStreamHeartbeatMs,
+      maxBufferedBytes: options.activityMaxBufferedBytes ?? LIMITS.activityStreamMaxBufferedBytes,
+    });
   });
-  app.use(notFound);
-  app.use(createErrorHandler(surface.logger));
-  return app;
 }

@@ -1,7 +1,9 @@
 /**
- * The contract between the HTTP surface (express routes, error mapping, body limits) and the
- * middleware behind it. The surface parses and validates requests, calls these functions, and
- * turns their answers and typed errors into JSON responses; it knows nothing about the graph.
+ * The contract between the HTTP surface (express routes and the fast lane, on the HTTP kit in
+ * src/http) and the middleware behind it. The surface parses and validates requests, calls
+ * these functions, and turns their answers and typed errors into JSON responses; it knows
+ * nothing about the graph. One middleware instance fills it in `buildSurface`
+ * (middleware-surface.ts); tests fill it by hand.
  */
 import type { Logger } from '../../lib/logger.js';
 import type { ActivityFeed } from '../runtime/activity-feed.js';

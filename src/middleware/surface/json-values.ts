@@ -2,7 +2,6 @@
  * Small helpers for the JSON values that cross the surface: shape checks on parsed bodies and
  * serving a handler's raw return value.
  */
-import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 
 /** True for a JSON object (not an array, not null). */
@@ -22,16 +21,4 @@ export function jsonKind(value: unknown): string {
  */
 export function sendValue(res: Response, value: unknown): void {
   res.json(value === undefined ? null : value);
-}
-
-/**
- * Answers `status` with `value` as JSON, the bytes express's `res.json` sends (no ETag, UTF-8),
- * on a plain Node response: for the routes served without express.
- */
-export function writeJson(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value === undefined ? null : value);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
 }

@@ -2,7 +2,7 @@
  * Parsing of the numeric request parameters (`after`, `limit`, `Last-Event-ID`).
  */
 import { preview } from '../../iri/validate.js';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../../http/http-error.js';
 
 const COUNT = /^\d{1,15}$/;
 

@@ -3,13 +3,12 @@
  * HTTP surface requires, the tokens it sends to other Services, and its TLS certificate. Error
  * messages name the option and what is wrong, never a token or a key.
  */
-import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { ValueError } from '../../errors.js';
 import { normalizeAddress, normalizeHttpAddress } from '../../iri/address.js';
 import { preview } from '../../iri/validate.js';
 import type { OutgoingTokens, ResolvedOutgoingTokens, TlsOptions } from '../options.js';
-import { assertToken } from './bearer-auth.js';
+import { assertToken } from '../../http/bearer-auth.js';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -108,24 +107,4 @@ export function checkTls(value: unknown): TlsOptions | undefined {
   const problem = tlsProblem(tls.cert, tls.key);
   if (problem !== undefined) throw new ValueError(`tls.cert and tls.key are not a usable certificate and private key: ${problem}`);
   return Object.freeze(tls);
-}
-
-/**
- * True when `host` is reachable from this machine only: `localhost`, 127.0.0.0/8 or `::1`
- * (in any spelling, IPv4-mapped too). Every other host, wildcards included, is exposed.
- * @example isLoopbackHost('127.0.0.1') // true; isLoopbackHost('0.0.0.0') // false
- */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/u, '$1');
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) !== 6) return false;
-  let canonical: string;
-  try {
-    // The URL parser compresses an IPv6 address to one spelling: 0:0:0:0:0:0:0:1 is [::1].
-    canonical = new URL(`http://[${h}]`).hostname;
-  } catch {
-    return false;
-  }
-  return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/u.test(canonical);
 }

@@ -8,11 +8,11 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseQuery } from 'node:querystring';
 import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../iri/endpoints.js';
 import { LIMITS } from '../../limits.js';
-import { bearerMatcher } from './bearer-auth.js';
-import { answerError } from './error-handler.js';
-import { HttpError } from './http-error.js';
-import { isPlainJsonType } from './json-body.js';
-import { writeJson } from './json-values.js';
+import { bearerMatcher } from '../../http/bearer-auth.js';
+import { answerError } from '../../http/error-handler.js';
+import { HttpError } from '../../http/http-error.js';
+import { isPlainJsonType } from '../../http/json-body.js';
+import { writeJson } from '../../http/json-response.js';
 import { workflowArguments } from './routes/workflows.js';
 import type { HttpSurface, WorkflowHandler } from './contract.js';
 

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ValueError } from '../../../src/errors.js';
-import { isLoopbackHost, outgoingTokenFor } from '../../../src/middleware/surface/security-options.js';
+import { isLoopbackHost } from '../../../src/http/loopback.js';
+import { outgoingTokenFor } from '../../../src/middleware/surface/security-options.js';
 import { resolveOptions } from '../../../src/middleware/resolve-options.js';
 import type { SemanticMiddlewareOptions } from '../../../src/middleware/options.js';
 import { OGM } from '../../../src/ogm/index.js';

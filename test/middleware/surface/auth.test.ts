@@ -3,7 +3,7 @@ import { ValueError } from '../../../src/errors.js';
 import { LIMITS } from '../../../src/limits.js';
 import { ActivityFeed } from '../../../src/middleware/runtime/activity-feed.js';
 import { createApp } from '../../../src/middleware/surface/app.js';
-import { BEARER_REALM, bearerAuth, presentedToken, tokenProblem } from '../../../src/middleware/surface/bearer-auth.js';
+import { BEARER_REALM, bearerAuth, presentedToken, tokenProblem } from '../../../src/http/bearer-auth.js';
 import type { HttpSurface } from '../../../src/middleware/surface/contract.js';
 import { fakeSurface, jsonOf, logSink, post, serve, type FakeSurface, type Served } from './support/serve.js';
 import { openSse } from './support/sse-client.js';
@@ -161,7 +161,7 @@ describe('bearer tokens', () => {
       ['secret-with-tab\there', /visible ASCII/u],
       ['secret-with-newline\n', /visible ASCII/u],
       ['sécret-non-ascii-value', /visible ASCII/u],
-      [12345678901234567890, /must be a string, got number/u],
+      [1234567890123456, /must be a string, got number/u],
       [null, /must be a string, got null/u],
     ];
     for (const [token, expected] of cases) {

@@ -82,14 +82,16 @@ describe('the workflow fast lane', () => {
   const surface = fakeSurface({ token: TOKEN, bodyLimitBytes: 256, logger: logSink().logger });
   surface.workflows.set('echo', (args) => args);
   surface.workflows.set('nothing', () => undefined);
-  surface.workflows.set('text', async () => 'opened');
-  surface.workflows.set('slow', async () => {
-    throw new DeviceTimeoutError(
-      'device unix:/run/door.sock did not answer POST /open within 10 ms',
-      { target: 'unix:/run/door.sock', method: 'POST', path: '/open' },
-      10,
-    );
-  });
+  surface.workflows.set('text', () => Promise.resolve('opened'));
+  surface.workflows.set('slow', () =>
+    Promise.reject(
+      new DeviceTimeoutError(
+        'device unix:/run/door.sock did not answer POST /open within 10 ms',
+        { target: 'unix:/run/door.sock', method: 'POST', path: '/open' },
+        10,
+      ),
+    ),
+  );
   surface.workflows.set('broken', () => {
     throw new Error('the door is jammed');
   });
@@ -138,6 +140,6 @@ describe('the workflow fast lane', () => {
     expect((await answer(LANE_CASES[6]![1])).status).toBe(400);
     expect((await answer(LANE_CASES[7]![1])).status).toBe(422);
     expect(await answer(LANE_CASES[10]![1])).toEqual({ status: 504, body: { detail: expect.stringContaining('did not answer') } });
-    expect(await answer(LANE_CASES[11]![1])).toEqual({ status: 500, body: { detail: 'the door is jammed' } });
+    expect(await answer(LANE_CASES[11]![1])).toEqual({ status: 500, body: { detail: 'Internal Server Error' } });
   });
 });

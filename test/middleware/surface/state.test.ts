@@ -17,7 +17,7 @@ describe('GET /state/{name}', () => {
   it('should serve the raw JSON value of the getter, no envelope', async () => {
     let door = 'closed';
     surface.states.set('door', () => door);
-    surface.states.set('pose', async () => ({ x: 1.5, y: -2 }));
+    surface.states.set('pose', () => Promise.resolve({ x: 1.5, y: -2 }));
     surface.states.set('unknown yet', () => undefined);
     expect(await get('door')).toEqual({ status: 200, body: 'closed' });
     door = 'open';
@@ -40,6 +40,6 @@ describe('GET /state/{name}', () => {
     });
     expect(await get('conflict')).toEqual({ status: 409, body: { detail: 'device is stopping' } });
     expect(await get('store')).toEqual({ status: 503, body: { detail: 'store down' } });
-    expect(await get('plain')).toEqual({ status: 500, body: { detail: 'sensor offline' } });
+    expect(await get('plain')).toEqual({ status: 500, body: { detail: 'Internal Server Error' } });
   });
 });

@@ -66,12 +66,13 @@ describe('POST /workflows/event_trigger/execute', () => {
       [new TransitionConflictError(`Operation ${OP} is running, not queued`), 409],
       [new RuntimeError('the middleware is stopping'), 409],
       [new StoreError('store at http://db/sparql answered 500', 'http://db/sparql', 500), 503],
-      [new Error('unexpected'), 500],
     ];
     for (const [err, status] of cases) {
       failure = err;
       expect(await detailOf(await post(url, { operation_iri: OP }))).toEqual([status, err.message]);
     }
+    failure = new Error('unexpected: db password rejected');
+    expect(await detailOf(await post(url, { operation_iri: OP }))).toEqual([500, 'Internal Server Error']);
   });
 
   it('should answer 400 for malformed JSON, 415 for a non-JSON content type, 413 for an oversized body', async () => {

@@ -3,7 +3,7 @@
  */
 import type { Express } from 'express';
 import type { ActivityFeed } from '../../runtime/activity-feed.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../../http/http-error.js';
 import { parseCount } from '../params.js';
 import type { HttpSurface } from '../contract.js';
 

@@ -3,7 +3,7 @@
  */
 import type { Express } from 'express';
 import { preview } from '../../../iri/validate.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../../http/http-error.js';
 import { sendValue } from '../json-values.js';
 import type { HttpSurface } from '../contract.js';
 

@@ -5,7 +5,7 @@ import type { Express, RequestHandler } from 'express';
 import { ValueError } from '../../../errors.js';
 import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../../iri/endpoints.js';
 import { assertIri } from '../../../iri/validate.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind } from '../json-values.js';
 import type { HttpSurface } from '../contract.js';
 

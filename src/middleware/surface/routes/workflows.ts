@@ -3,7 +3,7 @@
  */
 import type { Express, Request, RequestHandler } from 'express';
 import { preview } from '../../../iri/validate.js';
-import { HttpError } from '../http-error.js';
+import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind, sendValue } from '../json-values.js';
 import type { HttpSurface, WorkflowArguments, WorkflowHandler } from '../contract.js';
 

@@ -1,0 +1,52 @@
+/**
+ * The last two handlers of every JSON server: the 404 for whatever no route matched, and the one
+ * error middleware that answers every error `{"detail": "..."}` with its status (FastAPI's form).
+ */
+import type { ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../lib/logger.js';
+import { preview } from '../iri/validate.js';
+import { errorAnswer, HttpError } from './http-error.js';
+import { writeJson } from './json-response.js';
+
+/** Answers 404 `{"detail": "no route for GET \"/x\""}` for whatever no route matched. */
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new HttpError(404, `no route for ${req.method} ${preview(req.path)}`));
+};
+
+/**
+ * What the log says of an expected failure: the error as pino's serializer shows it (type,
+ * message, code, own fields) but without a stack, its own or its cause's: it is no bug.
+ */
+function withoutStack(err: unknown): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  return Object.create(err, { stack: { value: undefined }, cause: { value: undefined } }) as unknown;
+}
+
+/**
+ * Answers a failed request with {@link errorAnswer}. A 5xx is logged at error level: a fault
+ * with the whole error (stack included, since its message is not served), the product's own
+ * failures with their message only. A 4xx is logged at debug. A failure after the headers went
+ * out (a stream) can only end the connection.
+ * @example answerError(log, new TypeError('boom'), { method: 'POST', path: '/x' }, res); // 500 "Internal Server Error"
+ */
+export function answerError(log: Logger, err: unknown, request: { method: string; path: string }, res: ServerResponse): void {
+  const { status, detail, expected } = errorAnswer(err);
+  if (status >= 500) {
+    log.error({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status }, 'request failed');
+  } else if (log.isLevelEnabled('debug')) {
+    log.debug({ method: request.method, path: request.path, status, detail }, 'request refused');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  writeJson(res, status, { detail });
+}
+
+/** The error middleware: every error through {@link answerError}. */
+export function createErrorHandler(log: Logger): ErrorRequestHandler {
+  // express tells an error handler by its four parameters, so the unused `next` stays.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  return (err: unknown, req, res, _next) => answerError(log, err, req, res);
+}
