@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { normalizeAddress } from '../iri/address.js';
-import { tokenProblem } from '../middleware/surface/bearer-auth.js';
+import { tokenProblem } from '../http/bearer-auth.js';
 import { tlsProblem } from '../middleware/surface/security-options.js';
 import { joinField } from './config-issues.js';
 import type { HttpConfig, OutgoingTokensConfig } from './config-types.js';
