@@ -44,7 +44,7 @@ function toQuad(row: Bindings, labels: Map<string, string>): Quad {
   return DataFactory.quad(
     term(row.s) as Quad['subject'],
     term(row.p) as Quad['predicate'],
-    term(row.o) as Quad['object'],
+    term(row.o),
     term(row.g) as Quad['graph'],
   );
 }
