@@ -4,7 +4,7 @@
  * typed error naming the value and write nothing; odd but valid IRIs and literals made of
  * injection text are stored and read back exactly, and removed exactly.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { ValidationError, ValueError } from '../../src/errors.js';

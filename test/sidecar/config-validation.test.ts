@@ -2,9 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { configFixture } from './support/config-fixture.js';
 import { ValueError } from '../../src/errors.js';
 import fc from 'fast-check';
-import { join } from 'node:path';
 import { isIri } from '../../src/iri/validate.js';
-import { CONFIG_PATHS, loadSidecarConfig, type LoadSidecarConfigOptions, type SidecarConfig } from '../../src/sidecar/config.js';
+import { CONFIG_PATHS, loadSidecarConfig, type SidecarConfig } from '../../src/sidecar/config.js';
 
 const { dir, write, load, problems } = configFixture('sm-config-validation-');
 

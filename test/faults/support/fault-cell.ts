@@ -66,7 +66,7 @@ export async function closeFaultCell(
   ...closers: (() => Promise<unknown> | undefined)[]
 ): Promise<void> {
   await group.cleanup();
-  await Promise.all(closers.map((close) => close()));
+  await Promise.all(closers.map((close) => Promise.resolve(close())));
   await cell?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 }
