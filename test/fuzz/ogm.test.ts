@@ -40,7 +40,7 @@ describe.each(['embedded', 'remote'] as const)('OGM under hostile input on the %
     properties: { [NOTE]: 'x', [cfc.implementsCapability]: CAP },
   });
   const create = (input: Record<string, unknown>) => () => suite.ogm.create(input as never);
-  const commit = (input: Record<string, unknown>) => () => suite.ogm.commit({ iri: existing, set: { [NOTE]: 'y' }, ...input } as never);
+  const commit = (input: Record<string, unknown>) => () => suite.ogm.commit({ iri: existing, set: { [NOTE]: 'y' }, ...input });
 
   const termCases: fc.Arbitrary<{ term: unknown; bad: unknown }> = fc.oneof(
     badIri.map((bad) => ({ term: { termType: 'Literal', value: 'x', datatype: bad }, bad })),

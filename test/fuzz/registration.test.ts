@@ -137,7 +137,7 @@ describe.each(['embedded', 'remote'] as const)('registration under hostile input
       .constantFrom<unknown>(42, 'data', [1], true)
       .map((bad) => ({ name: 'data shape', run: () => createOperation(ogm(), { ...operation, data: bad as never }), value: bad })),
     ...fieldCases(operation, ['operationIri', 'operationClass', 'capabilityIri'], (o) => revertOperation(ogm(), o)),
-    iriCases('operationIri', (bad) => () => setOperationStatus(ogm(), { operationIri: bad as string, status: 'running' as never })),
+    iriCases('operationIri', (bad) => () => setOperationStatus(ogm(), { operationIri: bad as string, status: 'running' })),
     badStatus.map((bad) => ({
       name: 'set status',
       run: () => setOperationStatus(ogm(), { operationIri: op, status: bad as never }),

@@ -54,7 +54,7 @@ function faulty(store: TripleStore, fault: Fault): TripleStore {
     },
     load: (d, o) => store.load(d, o),
     dump: (o) => store.dump(o),
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
 }
 
@@ -183,7 +183,7 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
       [
         [plant.robot1, first],
         [plant.conveyor1, second],
-      ].sort() as [string, string][],
+      ].sort(),
     );
     before = suite.store!.requestCount;
     const third = await switchPossession(suite.ogm, {

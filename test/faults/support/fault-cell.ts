@@ -92,7 +92,7 @@ export function inProcessCaller(store: CellStore): SemanticMiddleware {
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; rejects after `timeoutMs` with `what` and `detail()`. */
 export async function until<T>(
-  probe: () => Promise<T | undefined>,
+  probe: () => T | undefined | Promise<T | undefined>,
   what: string,
   timeoutMs: number,
   detail: () => string = () => '',

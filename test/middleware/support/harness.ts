@@ -118,11 +118,11 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/** POSTs JSON and returns status and parsed body. */
-export async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
+/** POSTs JSON and returns status and parsed body (an object's fields; `{}` for an empty body). */
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
 /** The suite plus helpers to make middleware instances that share its store. */
