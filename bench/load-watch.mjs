@@ -33,7 +33,10 @@ async function follow(address, onEntry, counters, signal) {
         counters.streamErrors += 1;
         counters.lastStreamError = error.message;
       }
-      if (!signal.aborted) ((counters.resumed += 1), await new Promise((r) => setTimeout(r, 100)));
+      if (!signal.aborted) {
+        counters.resumed += 1;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
   } finally {
     await client.destroy().catch(() => undefined);
@@ -59,8 +62,10 @@ export async function watchReceivers(receivers) {
     terminals.set(entry.operation, (terminals.get(entry.operation) ?? 0) + 1);
     const outcome = { kind: entry.kind, error: entry.error, receiver: receiver.name };
     const settle = waiting.get(entry.operation);
-    if (settle) (waiting.delete(entry.operation), settle(outcome));
-    else if (!early.has(entry.operation)) early.set(entry.operation, outcome);
+    if (settle) {
+      waiting.delete(entry.operation);
+      settle(outcome);
+    } else if (!early.has(entry.operation)) early.set(entry.operation, outcome);
   };
   const running = receivers.map((r) => follow(r.address, onEntry(r), counters, abort.signal));
   return {

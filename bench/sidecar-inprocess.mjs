@@ -53,8 +53,10 @@ function terminalWatch(feed) {
   feed.subscribe((entry) => {
     if (entry.kind !== 'done' && entry.kind !== 'failed') return;
     const settle = waiting.get(entry.operation);
-    if (settle) (waiting.delete(entry.operation), settle(entry));
-    else early.set(entry.operation, entry);
+    if (settle) {
+      waiting.delete(entry.operation);
+      settle(entry);
+    } else early.set(entry.operation, entry);
   });
   const outcome = (iri, entry) => (entry.kind === 'done' ? undefined : Promise.reject(new Error(`${iri} failed: ${entry.error}`)));
   return (iri) => {

@@ -131,8 +131,10 @@ export async function activityWatch(address) {
     throw new Error(`GET ${address}/activity/stream -> ${res.statusCode}; start the sidecar with --activity-feed`);
   const settle = (iri, outcome) => {
     const w = waiting.get(iri);
-    if (w) (waiting.delete(iri), w(outcome));
-    else outcomes.set(iri, outcome);
+    if (w) {
+      waiting.delete(iri);
+      w(outcome);
+    } else outcomes.set(iri, outcome);
   };
   (async () => {
     for await (const line of createInterface({ input: res.body })) {

@@ -5,6 +5,7 @@ import { iriSyntaxProblem } from './syntax.js';
 // SPARQL's IRIREF excludes these and every code point up to U+0020; any of them could end a
 // `<...>` term early and let the rest of a string run as query text. Unicode white space and C1
 // controls are refused too: no real IRI holds them, and they make logs and errors misleading.
+// eslint-disable-next-line no-control-regex -- refusing control characters is this pattern's job
 const FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\\u007f-\u009f\s]/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 

@@ -61,8 +61,11 @@ export interface TlsOptions {
  * the settings table (`src/settings.ts`).
  */
 export interface SemanticMiddlewareOptions {
-  /** `Mode.RESOURCE` (default), `Mode.WATCHDOG`, or the same as a bare string; `Mode.SERVER` throws. */
-  mode?: Mode | string;
+  /**
+   * `Mode.RESOURCE` (default), `Mode.WATCHDOG`, or the same as a bare string; `Mode.SERVER` throws.
+   * Any string type-checks (`string & {}` keeps the constants' completion) and is validated at construction.
+   */
+  mode?: Mode | (string & {});
   /** The resource this instance wraps. Required in resource mode. */
   resourceIri?: string | null;
   /** `svc:Service` or a subclass, declared in the ontology. Required in resource mode. */
@@ -88,7 +91,7 @@ export interface SemanticMiddlewareOptions {
   /** Spec parity only (this package has no connectors); default `true`. */
   autoregisterConnectors?: boolean;
   /** Spec parity only; default `SyncDirection.BIDIRECTIONAL`. */
-  connectorSyncDirection?: SyncDirection | string;
+  connectorSyncDirection?: SyncDirection | (string & {});
   /** Spec parity only: an object is accepted and ignored (logged at start); default `null`. */
   connectorRegistry?: object | null;
   /** Called before listening; see {@link EnsureTransport}. */

@@ -10,9 +10,9 @@ function keyOf(term: Term): string {
 
 function leaf(index: Index, a: string, b: string, c: string): Quad[] {
   let level2 = index.get(a);
-  if (!level2) index.set(a, (level2 = new Map()));
+  if (!level2) index.set(a, (level2 = new Map<string, Map<string, Quad[]>>()));
   let level3 = level2.get(b);
-  if (!level3) level2.set(b, (level3 = new Map()));
+  if (!level3) level2.set(b, (level3 = new Map<string, Quad[]>()));
   let quads = level3.get(c);
   if (!quads) level3.set(c, (quads = []));
   return quads;

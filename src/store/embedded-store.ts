@@ -93,15 +93,17 @@ export class EmbeddedStore implements TripleStore {
     return this.count;
   }
 
-  async select(query: string): Promise<Bindings[]> {
-    return parseSelectJson(
-      this.run('query', () => this.queryJson(query)),
-      this.description,
+  select(query: string): Promise<Bindings[]> {
+    return settle(() =>
+      parseSelectJson(
+        this.run('query', () => this.queryJson(query)),
+        this.description,
+      ),
     );
   }
 
-  async ask(query: string): Promise<boolean> {
-    return this.run('ask', () => this.askNow(query));
+  ask(query: string): Promise<boolean> {
+    return settle(() => this.run('ask', () => this.askNow(query)));
   }
 
   async update(update: string): Promise<void> {
@@ -145,14 +147,16 @@ export class EmbeddedStore implements TripleStore {
   }
 
   /** N-Quads of every graph, or of `options.graph` (each line carrying that graph's name). */
-  async dump(options: { graph?: string } = {}): Promise<string> {
-    this.assertOpen();
-    const graph = options.graph;
-    if (graph === undefined) return this.store.dump({ format: NQUADS });
-    const name = ` ${sparqlIri(graph)} .\n`;
-    const triples = this.guard(() => this.store.dump({ format: NQUADS, from_graph_name: namedNode(graph) }));
-    // Oxigraph writes one triple per line ending in " ."; naming the graph keeps it N-Quads of that graph.
-    return triples.replace(/ \.\n/gu, () => name);
+  dump(options: { graph?: string } = {}): Promise<string> {
+    return settle(() => {
+      this.assertOpen();
+      const graph = options.graph;
+      if (graph === undefined) return this.store.dump({ format: NQUADS });
+      const name = ` ${sparqlIri(graph)} .\n`;
+      const triples = this.guard(() => this.store.dump({ format: NQUADS, from_graph_name: namedNode(graph) }));
+      // Oxigraph writes one triple per line ending in " ."; naming the graph keeps it N-Quads of that graph.
+      return triples.replace(/ \.\n/gu, () => name);
+    });
   }
 
   /** Flushes the journal, writes a final snapshot and releases the data dir. Repeat calls do nothing. */
@@ -220,6 +224,14 @@ export class EmbeddedStore implements TripleStore {
       freeWasm(scratch);
     }
   }
+}
+
+/**
+ * `fn`'s result as a promise: the engine answers synchronously, and a store's methods reject
+ * rather than throw (as an async function would; `Promise.try` once Node 20 is dropped).
+ */
+function settle<T>(fn: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(fn()));
 }
 
 function applyEntry(store: Store, entry: JournalEntry): void {

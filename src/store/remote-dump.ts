@@ -41,10 +41,5 @@ function toQuad(row: Bindings, labels: Map<string, string>): Quad {
     }
     return DataFactory.literal(t.value, t.language || DataFactory.namedNode(t.datatype));
   };
-  return DataFactory.quad(
-    term(row.s) as Quad['subject'],
-    term(row.p) as Quad['predicate'],
-    term(row.o) as Quad['object'],
-    term(row.g) as Quad['graph'],
-  );
+  return DataFactory.quad(term(row.s) as Quad['subject'], term(row.p) as Quad['predicate'], term(row.o), term(row.g) as Quad['graph']);
 }

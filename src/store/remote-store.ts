@@ -185,8 +185,9 @@ class RemoteSparqlStore implements RemoteStore {
     return dumpPaged((query) => this.select(query), options);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed = true;
+    return Promise.resolve();
   }
 
   /**

@@ -22,6 +22,7 @@ import {
   registerWorkflow,
   updateHeartbeat,
 } from '../../src/registration/index.js';
+import type { ResourceStatus } from '../../src/cli/status-command.js';
 import { openEmbeddedStore } from '../../src/store/embedded-store.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
 import { OperationStatus, plant } from '../../src/vocab/index.js';
@@ -186,19 +187,13 @@ function describeReadCommands(name: string, location: () => string, graph?: stri
     it("should show a resource's Services, Capabilities and Operations as JSON", () => {
       const result = run(['status', '--resource', 'plant:door1', '--store', store(), '--json']);
       expect(result.status).toBe(0);
-      const status = JSON.parse(result.stdout) as Record<string, any>;
-      expect(status.services.map((s: Record<string, unknown>) => [s.service, s.classes, s.reachable])).toEqual([
+      const status = JSON.parse(result.stdout) as ResourceStatus;
+      expect(status.services.map((s) => [s.service, s.classes, s.reachable])).toEqual([
         [service(plant.door1, 8001), [plant.ControllerService], true],
         [service(plant.door1, 8002), [plant.ControllerService], true],
         [service(plant.door1, 8003), [plant.MonitorService], false],
       ]);
-      expect(
-        status.capabilities.map((c: Record<string, unknown>) => [
-          c.capability,
-          (c.workflows as string[]).length,
-          (c.stateProperties as string[]).length,
-        ]),
-      ).toEqual([
+      expect(status.capabilities.map((c) => [c.capability, c.workflows.length, c.stateProperties.length])).toEqual([
         [mintCapabilityIri(plant.door1, 'close'), 1, 0],
         [mintCapabilityIri(plant.door1, 'door_state'), 0, 1],
         [mintCapabilityIri(plant.door1, 'open'), 2, 0],

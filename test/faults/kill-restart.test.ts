@@ -160,7 +160,8 @@ describe.each(STORE_KINDS)('door1 killed with -9 at random points and restarted 
         if (runs !== 1) out.push(`${where}: done but ran ${runs} times`);
         if (values(index, op.iri, svc.executedByWorkflow)[0] !== `${service}_workflow_${op.workflow}`)
           out.push(`${where}: done without its Workflow`);
-        if (JSON.parse(result[0] ?? '{}').operation !== op.iri) out.push(`${where}: done with result ${result[0]}`);
+        if ((JSON.parse(result[0] ?? '{}') as { operation?: unknown }).operation !== op.iri)
+          out.push(`${where}: done with result ${result[0]}`);
       }
       if (statuses[0] === 'failed' && result[0] !== RECLAIM_REASON) out.push(`${where}: failed for ${result[0]}`);
     }

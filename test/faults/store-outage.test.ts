@@ -125,7 +125,7 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
       const answer = await dispatch(refused);
       expect([answer.status, answer.json]).toEqual([503, { detail: expect.stringContaining(robotLink.url) }]);
       // The heartbeat loop keeps failing (and retrying), each time naming the store it cannot reach.
-      await until(async () => (heartbeatFailures().length >= failuresBefore + 2 ? true : undefined), 'two failed heartbeats', 10_000, logs);
+      await until(() => (heartbeatFailures().length >= failuresBefore + 2 ? true : undefined), 'two failed heartbeats', 10_000, logs);
       const failure = heartbeatFailures().at(-1) as { err?: { message?: string; type?: string } };
       expect(failure.err).toMatchObject({ type: 'StoreError', message: expect.stringContaining(doorLink.url) });
       expect([door.sidecar.proc.running, robot.sidecar.proc.running]).toEqual([true, true]);
@@ -146,7 +146,7 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
         logs,
       );
       await until(
-        async () => (door.sidecar.proc.logs().some((l) => l.msg === 'heartbeat recovered') ? true : undefined),
+        () => (door.sidecar.proc.logs().some((l) => l.msg === 'heartbeat recovered') ? true : undefined),
         "door1's log of its recovered heartbeat",
         10_000,
         logs,
@@ -205,7 +205,7 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
       expect((answer.json as { detail: string }).detail).toContain(`answered 503`);
       expect((answer.json as { detail: string }).detail).toContain(`the Operation <${operation}> could not be reverted`);
       await until(
-        async () =>
+        () =>
           robot.sidecar.proc.logs().some((l) => l.operation === operation && l.msg === 'the Operation could not be reverted')
             ? true
             : undefined,

@@ -23,7 +23,7 @@ import type { SemanticMiddleware } from '../../src/middleware/semantic-middlewar
 import { servicesOfResource } from '../../src/registration/index.js';
 import { plant, svc } from '../../src/vocab/index.js';
 import { DOOR1_CONFIG, startDoor1, type CellStore } from '../e2e/support/cell.js';
-import { startBridge, type BridgeProc, type SidecarProc } from '../e2e/support/daemons.js';
+import { startBridge, type BridgeProc } from '../e2e/support/daemons.js';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup, runCli } from '../support/sidecar-process.js';
 import {

@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { ValueError } from '../../src/errors.js';
 import { CONFIG_ENV_VARS, CONFIG_PATHS, loadSidecarConfig } from '../../src/sidecar/config.js';
@@ -23,7 +24,8 @@ const RESOURCE = 'https://example.org/plant#door1';
 async function loadError(options: Parameters<typeof loadSidecarConfig>[0]): Promise<string | undefined> {
   const error = await caught(() => loadSidecarConfig({ env: {}, cwd: dir, ...options }));
   if (error === undefined) return undefined;
-  if (!(error instanceof ValueError)) throw new Error(`expected a ValueError, got ${String(error)}\n${(error as Error).stack}`);
+  if (!(error instanceof ValueError))
+    throw new Error(`expected a ValueError, got ${error instanceof Error ? error.stack : inspect(error)}`);
   const [head, ...lines] = error.message.split('\n');
   expect(head).toMatch(/^invalid sidecar configuration \(\d+ problems?\):$/u);
   for (const line of lines) {
@@ -117,13 +119,13 @@ describe('loadSidecarConfig under hostile environment values and flags', () => {
           fc.constantFrom(...CONFIG_PATHS.filter((p) => p !== 'resource' && !/password|token/iu.test(p))),
           fc.oneof(hostileText, jsonish),
         )
-        .map(([k, v]) => ({ key: k, value: v as unknown })),
+        .map(([k, v]) => ({ key: k, value: v })),
       fc
         .tuple(
           oddKey.filter((k) => !CONFIG_PATHS.includes(k) && k !== 'store'),
           hostileText,
         )
-        .map(([k, v]) => ({ key: k, value: v as unknown })),
+        .map(([k, v]) => ({ key: k, value: v })),
     );
     await report.check(
       'hostile flags',

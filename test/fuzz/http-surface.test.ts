@@ -52,12 +52,10 @@ const fetchCases: fc.Arbitrary<HttpCase> = fc.oneof(
     names: n,
   })),
   segment.map((n) => ({ name: `state ${preview(n)}`, send: (b: string) => viaFetch(`${b}/state/${encodeURIComponent(n)}`), names: n })),
-  fc
-    .constantFrom('%ZZ', '%E0%A4%A', '%', '%00', '%C0%AF', '%ED%A0%80')
-    .map((raw) => ({
-      name: `undecodable ${raw}`,
-      send: (_b: string, port: number) => rawRequest({ port }, rawHttp('POST', `/workflows/${raw}/execute`)).then(asAnswer),
-    })),
+  fc.constantFrom('%ZZ', '%E0%A4%A', '%', '%00', '%C0%AF', '%ED%A0%80').map((raw) => ({
+    name: `undecodable ${raw}`,
+    send: (_b: string, port: number) => rawRequest({ port }, rawHttp('POST', `/workflows/${raw}/execute`)).then(asAnswer),
+  })),
   badIri
     .filter((v) => v.isWellFormed())
     .map((iri) => ({
@@ -107,19 +105,14 @@ const fetchCases: fc.Arbitrary<HttpCase> = fc.oneof(
         viaFetch(`${b}/workflows/event_trigger/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
     })),
   // A deep object is a valid argument object (the handler ignores it); a deep array is not.
-  fc
-    .constantFrom(deep(50_000), `[${deepObject(30_000)}]`)
-    .map((body) => ({
-      name: `deep workflow arguments of ${body.length} bytes`,
-      send: (b: string) =>
-        viaFetch(`${b}/workflows/open/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
-    })),
-  fc
-    .tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), wellFormed)
-    .map(([method, p]) => ({
-      name: `${method} /nowhere/${preview(p)}`,
-      send: (b: string) => viaFetch(`${b}/nowhere/${encodeURIComponent(p)}`, { method }),
-    })),
+  fc.constantFrom(deep(50_000), `[${deepObject(30_000)}]`).map((body) => ({
+    name: `deep workflow arguments of ${body.length} bytes`,
+    send: (b: string) => viaFetch(`${b}/workflows/open/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+  })),
+  fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), wellFormed).map(([method, p]) => ({
+    name: `${method} /nowhere/${preview(p)}`,
+    send: (b: string) => viaFetch(`${b}/nowhere/${encodeURIComponent(p)}`, { method }),
+  })),
   fc
     .constantFrom('PUT', 'DELETE', 'PATCH')
     .map((method) => ({ name: `${method} on a workflow`, send: (b: string) => viaFetch(`${b}/workflows/open/execute`, { method }) })),

@@ -84,7 +84,7 @@ describe.each(['embedded', 'remote'] as const)('SemanticMiddleware under hostile
       await report.check(
         'hostile constructor options',
         fc.asyncProperty(options, async ({ k, v }) => {
-          const error = await caught(() => new SemanticMiddleware({ ...base, ogm: suite.newOgm(), [k]: v } as never));
+          const error = await caught(() => new SemanticMiddleware({ ...base, ogm: suite.newOgm(), [k]: v }));
           // Values that happen to be valid (a host name, say) construct an instance; nothing starts.
           if (error === undefined) return;
           expectTyped(error, { classes: [ValueError, RuntimeError], mentions: [k] });

@@ -4,7 +4,7 @@
  * typed error naming the value and write nothing; odd but valid IRIs and literals made of
  * injection text are stored and read back exactly, and removed exactly.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { ValidationError, ValueError } from '../../src/errors.js';
@@ -40,7 +40,7 @@ describe.each(['embedded', 'remote'] as const)('OGM under hostile input on the %
     properties: { [NOTE]: 'x', [cfc.implementsCapability]: CAP },
   });
   const create = (input: Record<string, unknown>) => () => suite.ogm.create(input as never);
-  const commit = (input: Record<string, unknown>) => () => suite.ogm.commit({ iri: existing, set: { [NOTE]: 'y' }, ...input } as never);
+  const commit = (input: Record<string, unknown>) => () => suite.ogm.commit({ iri: existing, set: { [NOTE]: 'y' }, ...input });
 
   const termCases: fc.Arbitrary<{ term: unknown; bad: unknown }> = fc.oneof(
     badIri.map((bad) => ({ term: { termType: 'Literal', value: 'x', datatype: bad }, bad })),

@@ -4,7 +4,7 @@
  * it, and writes nothing; odd but valid IRIs fail with the spec's errors (unknown class, unknown
  * Operation, nothing reachable), also writing nothing.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { OntologyGroundTruthError, OperationResolutionError, TransitionConflictError, ValidationError } from '../../src/errors.js';
@@ -35,7 +35,7 @@ import {
   updateHeartbeat,
 } from '../../src/registration/index.js';
 import { mintServiceIri } from '../../src/iri/mint.js';
-import { cfc, mes, plant, svc } from '../../src/vocab/index.js';
+import { mes, plant, svc } from '../../src/vocab/index.js';
 import { storeSuite } from '../support/per-store.js';
 import { addressCases, hostileProperty, iriCases, type HostileCase } from './support/cases.js';
 import { graphGuard } from './support/graph-guard.js';
@@ -137,7 +137,7 @@ describe.each(['embedded', 'remote'] as const)('registration under hostile input
       .constantFrom<unknown>(42, 'data', [1], true)
       .map((bad) => ({ name: 'data shape', run: () => createOperation(ogm(), { ...operation, data: bad as never }), value: bad })),
     ...fieldCases(operation, ['operationIri', 'operationClass', 'capabilityIri'], (o) => revertOperation(ogm(), o)),
-    iriCases('operationIri', (bad) => () => setOperationStatus(ogm(), { operationIri: bad as string, status: 'running' as never })),
+    iriCases('operationIri', (bad) => () => setOperationStatus(ogm(), { operationIri: bad as string, status: 'running' })),
     badStatus.map((bad) => ({
       name: 'set status',
       run: () => setOperationStatus(ogm(), { operationIri: op, status: bad as never }),

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OperationResolutionError, TriggerDeliveryError, ValueError, type Claimed } from '../../src/middleware/index.js';
+import type { FailureSnapshot } from '../../src/middleware/operations/failure-state.js';
 import { registerService, registerWorkflow, makeServiceReachable, servicesOfResource } from '../../src/registration/index.js';
 import { buildWorkflowEndpoint } from '../../src/iri/index.js';
 import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
@@ -26,7 +27,7 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
   onStore('should discover the door, deliver the trigger, run the callback and record done with provenance', async () => {
     const door = suite.controller({ activityFeed: true });
     const seen: Claimed[] = [];
-    door.registerCallback(async (claimed) => {
+    door.registerCallback((claimed) => {
       seen.push(claimed);
       return { opened: claimed.data.testAngle };
     });
@@ -82,7 +83,7 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     const op = await robot.request(OPEN_REQUEST);
     const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
     expect(outcome).toMatchObject({ status: 'failed', result: 'motor stalled', workflowIri: mintWorkflowIri(door.serviceIri!, 'open') });
-    const snapshot = JSON.parse(outcome.failureState!) as Record<string, any>;
+    const snapshot = JSON.parse(outcome.failureState!) as FailureSnapshot;
     expect(snapshot.id).toBe(plant.door1);
     expect(snapshot.types).toContain(plant.Door);
     expect(snapshot.properties[`${'https://w3id.org/circularfactory/Core#'}hasCapability`]).toEqual(

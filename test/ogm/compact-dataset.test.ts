@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import { DataFactory, Store } from 'n3';
 import { CompactDataset } from '../../src/ogm/compact-dataset.js';
 
+// N3's DataFactory functions do not use `this`.
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const { namedNode, literal, blankNode, quad, defaultGraph } = DataFactory;
 
 // A small pool, so random quads collide and patterns match often.

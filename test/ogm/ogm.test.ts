@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { ValidationError, ValueError } from '../../src/errors.js';
 import { OGM } from '../../src/ogm/index.js';
 import { literal, namedNode } from '../../src/store/terms.js';
-import type { TripleStore } from '../../src/store/triple-store.js';
 import { cfc, PLANT, svc, xsd } from '../../src/vocab/index.js';
 import { sparql } from '../../src/store/sparql.js';
 import { openTestStore } from '../support/fixtures.js';

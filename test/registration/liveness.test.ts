@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { ValueError } from '../../src/errors.js';
 import {
   buildStateEndpoint,
@@ -13,7 +13,6 @@ import { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REA
 import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
-import { openTestStore } from '../support/fixtures.js';
 import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:registration:liveness';

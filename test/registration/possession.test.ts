@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { StoreError, TransitionConflictError, ValidationError, ValueError } from '../../src/errors.js';
 import { OGM } from '../../src/ogm/index.js';
 import {
@@ -11,7 +11,6 @@ import {
 import { namedNode } from '../../src/store/terms.js';
 import type { ConditionalUpdateCheck, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, mes, ONTOLOGY_GRAPHS, plant, PLANT } from '../../src/vocab/index.js';
-import { openTestStore } from '../support/fixtures.js';
 import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:possession';
@@ -55,7 +54,7 @@ function faulty(store: TripleStore, fault: Fault): TripleStore {
     },
     load: (d, o) => store.load(d, o),
     dump: (o) => store.dump(o),
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
 }
 
@@ -184,7 +183,7 @@ describe.each(['embedded', 'remote'] as const)('possession on the %s store', (ki
       [
         [plant.robot1, first],
         [plant.conveyor1, second],
-      ].sort() as [string, string][],
+      ].sort(),
     );
     before = suite.store!.requestCount;
     const third = await switchPossession(suite.ogm, {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { OntologyGroundTruthError, ValueError } from '../../src/errors.js';
 import {
   buildStateEndpoint,
@@ -8,7 +8,6 @@ import {
   mintStatePropertyIri,
   mintWorkflowIri,
 } from '../../src/iri/index.js';
-import { OGM } from '../../src/ogm/index.js';
 import {
   deregisterService,
   makeServiceReachable,
@@ -19,9 +18,7 @@ import {
   updateHeartbeat,
 } from '../../src/registration/services.js';
 import { literal, namedNode } from '../../src/store/terms.js';
-import type { TripleStore } from '../../src/store/triple-store.js';
-import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
-import { openTestStore } from '../support/fixtures.js';
+import { cfc, plant, svc, xsd } from '../../src/vocab/index.js';
 import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:registration:services';

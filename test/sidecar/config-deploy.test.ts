@@ -132,7 +132,7 @@ describe('docker/docker-compose.yml', () => {
   });
 
   it('should load the ontology once before the sidecars, into a Virtuoso set up like scripts/virtuoso.sh', () => {
-    const { virtuoso, ontology } = compose.services as Record<string, Service>;
+    const { virtuoso, ontology } = compose.services;
     expect(virtuoso!.image).toMatch(/^openlink\/virtuoso-opensource-7/u);
     const ini = read('scripts/virtuoso.sh');
     for (const key of ['DefaultIsolation', 'MaxSortedTopRows', 'ResultSetMaxRows']) {

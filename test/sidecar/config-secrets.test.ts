@@ -2,13 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { configFixture } from './support/config-fixture.js';
 import { join } from 'node:path';
 import { LIMITS } from '../../src/limits.js';
-import {
-  describeConfig,
-  loadSidecarConfig,
-  storeSpecOf,
-  type LoadSidecarConfigOptions,
-  type SidecarConfig,
-} from '../../src/sidecar/config.js';
+import { describeConfig, storeSpecOf } from '../../src/sidecar/config.js';
 
 const { dir, write, load, problems } = configFixture('sm-config-secrets-');
 

@@ -2,9 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { configFixture } from './support/config-fixture.js';
 import { ValueError } from '../../src/errors.js';
 import fc from 'fast-check';
-import { join } from 'node:path';
 import { isIri } from '../../src/iri/validate.js';
-import { CONFIG_PATHS, loadSidecarConfig, type LoadSidecarConfigOptions, type SidecarConfig } from '../../src/sidecar/config.js';
+import { CONFIG_PATHS, loadSidecarConfig, type SidecarConfig } from '../../src/sidecar/config.js';
 
 const { dir, write, load, problems } = configFixture('sm-config-validation-');
 
@@ -154,7 +153,10 @@ describe('loadSidecarConfig with hostile input', () => {
   // Every problem is one line: a value or key holding newlines or control characters must not
   // be able to forge another line (or another problem) in the message.
   const oneLinePerProblem = (message: string): void => {
-    for (const line of message.split('\n').slice(1)) expect(line).toMatch(/^ {2}- [^\u0000-\u001f\u007f]*$/u);
+    for (const line of message.split('\n').slice(1)) {
+      // eslint-disable-next-line no-control-regex -- a problem line must hold no raw control character
+      expect(line).toMatch(/^ {2}- [^\u0000-\u001f\u007f]*$/u);
+    }
   };
 
   it('should keep a key named __proto__ as an unknown key, not a prototype', async () => {

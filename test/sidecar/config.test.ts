@@ -3,15 +3,7 @@ import { configFixture } from './support/config-fixture.js';
 import { CURIE_PREFIXES } from '../../src/iri/curie.js';
 import { join } from 'node:path';
 import { LIMITS } from '../../src/limits.js';
-import {
-  CONFIG_ENV_VARS,
-  CONFIG_PATHS,
-  loadSidecarConfig,
-  resourceSlug,
-  storeSpecOf,
-  type LoadSidecarConfigOptions,
-  type SidecarConfig,
-} from '../../src/sidecar/config.js';
+import { CONFIG_ENV_VARS, CONFIG_PATHS, resourceSlug, storeSpecOf, type SidecarConfig } from '../../src/sidecar/config.js';
 import { DEFAULT_DATA_GRAPH, PLANT, svc } from '../../src/vocab/index.js';
 
 const { dir, write, load, problems } = configFixture('sm-config-');

@@ -58,7 +58,7 @@ const suiteDir = mkdtempSync(join(tmpdir(), 'embedded-suite-'));
 describeTripleStore(
   'embedded (data dir)',
   () => openEmbeddedStore({ dataDir: suiteDir }),
-  async () => rmSync(suiteDir, { recursive: true, force: true }),
+  () => rmSync(suiteDir, { recursive: true, force: true }),
 );
 
 describe('embedded store', () => {
@@ -188,7 +188,7 @@ describe('embedded store', () => {
     const { hostname } = await import('node:os');
     writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: process.ppid, hostname: hostname() }));
     await expect(openEmbeddedStore({ dataDir: dir })).rejects.toThrow(`in use by process ${process.ppid}`);
-    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
     writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: dead, hostname: hostname() }));
     const logger = captureLogger();
     const store = await openEmbeddedStore({ dataDir: dir, logger });

@@ -238,7 +238,7 @@ if (!ENDPOINT) {
   });
 } else {
   const queryUrl = ENDPOINT;
-  describeTripleStore(`remote (${queryUrl})`, async () => openRemoteStore({ queryUrl }));
+  describeTripleStore(`remote (${queryUrl})`, () => openRemoteStore({ queryUrl }));
 
   describe(`remote store against ${ENDPOINT}`, () => {
     let store: RemoteStore;

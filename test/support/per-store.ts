@@ -25,11 +25,11 @@ export interface StoreSuite {
   /** `it` for this store: `it.skip` when it is not configured (see {@link itOnStore}). */
   readonly it: typeof it.skip;
   /** Registers a test that runs only when this store is configured (a jest skip otherwise). */
-  onStore(name: string, fn: () => Promise<void> | void, timeout?: number): void;
+  onStore: (name: string, fn: () => Promise<void> | void, timeout?: number) => void;
   /** N-Quads of the suite's data graph. */
-  dump(graph?: string): Promise<string>;
+  dump: (graph?: string) => Promise<string>;
   /** Requests the store has served so far. */
-  requests(): number;
+  requests: () => number;
 }
 
 /**
@@ -49,9 +49,7 @@ export function storeSuite(
     store: undefined,
     ogm: undefined as unknown as OGM,
     it: test,
-    onStore(name, fn, timeout) {
-      test(name, fn, timeout);
-    },
+    onStore: (name, fn, timeout) => test(name, fn, timeout),
     dump: (g = graph) => suite.store!.dump({ graph: g }),
     requests: () => suite.store!.requestCount,
   };

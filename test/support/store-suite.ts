@@ -73,7 +73,11 @@ function casQueuedToRunning(graph: string, subject: string, token: string): [str
  * @param open opens a fresh store; called once, in `beforeAll`
  * @param cleanup runs after the store is closed (remove a temp dir, stop a server)
  */
-export function describeTripleStore(name: string, open: () => Promise<TripleStore>, cleanup?: () => Promise<void>): void {
+export function describeTripleStore(
+  name: string,
+  open: () => TripleStore | Promise<TripleStore>,
+  cleanup?: () => void | Promise<void>,
+): void {
   describe(`TripleStore behaviour: ${name}`, () => {
     let store: TripleStore;
 

@@ -4,7 +4,7 @@ import { LIMITS } from '../../limits.js';
 import type { Individual } from '../../ogm/ogm.js';
 import type { Term } from '../../store/terms.js';
 import { SVC, XSD } from '../../vocab/namespaces.js';
-import { cfc, svc, xsd } from '../../vocab/terms.js';
+import { xsd } from '../../vocab/terms.js';
 
 /**
  * Conversions between graph values and the plain JS values a claim body sees: the Operation's
@@ -70,7 +70,7 @@ export function resultText(result: unknown): string | undefined {
   if (result === undefined) return undefined;
   let text: string | undefined;
   try {
-    text = typeof result === 'string' ? result : (JSON.stringify(result) as string | undefined);
+    text = typeof result === 'string' ? result : JSON.stringify(result);
   } catch (cause) {
     throw new ValueError(`the result cannot be stored: it is not JSON-serializable (${(cause as Error).message})`, { cause });
   }

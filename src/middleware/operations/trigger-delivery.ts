@@ -74,7 +74,7 @@ function causeText(cause: unknown): string {
   const message = errorField(cause, 'message');
   if (typeof message !== 'string') return String(cause);
   const code = errorField(errorField(cause, 'cause'), 'code');
-  if (code === undefined) return message;
+  if (typeof code !== 'string' && typeof code !== 'number') return message;
   const hint = UNTRUSTED.test(String(code))
     ? "; this process does not trust the receiver's certificate (give it the issuing CA, e.g. NODE_EXTRA_CA_CERTS=/path/ca.pem)"
     : '';

@@ -26,7 +26,7 @@ export type CellStoreKind = 'served' | 'virtuoso';
 /** Whether a suite on `kind` can run here (Virtuoso needs SPARQL_ENDPOINT), and its `it` (a skip when it cannot). */
 export function cellSuite(kind: CellStoreKind): {
   enabled: boolean;
-  onStore(name: string, fn: () => Promise<void>, timeout: number): void;
+  onStore: (name: string, fn: () => Promise<void>, timeout: number) => void;
 } {
   const enabled = kind === 'served' || Boolean(process.env.SPARQL_ENDPOINT);
   return {

@@ -66,7 +66,7 @@ export async function closeFaultCell(
   ...closers: (() => Promise<unknown> | undefined)[]
 ): Promise<void> {
   await group.cleanup();
-  await Promise.all(closers.map((close) => close()));
+  await Promise.all(closers.map((close) => Promise.resolve(close())));
   await cell?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 }
@@ -92,7 +92,7 @@ export function inProcessCaller(store: CellStore): SemanticMiddleware {
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; rejects after `timeoutMs` with `what` and `detail()`. */
 export async function until<T>(
-  probe: () => Promise<T | undefined>,
+  probe: () => T | undefined | Promise<T | undefined>,
   what: string,
   timeoutMs: number,
   detail: () => string = () => '',

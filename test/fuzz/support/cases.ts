@@ -13,7 +13,7 @@ import { badIri, badIriInput, caught, expectTyped, hostileText, notAString } fro
 export interface HostileCase {
   /** What is hostile, for failure messages. */
   name: string;
-  run: () => Promise<unknown> | unknown;
+  run: () => unknown;
   /** The value the error must name (when set). */
   value?: unknown;
   /** Text the error must contain. */
@@ -78,7 +78,7 @@ export function hostileProperty(cases: fc.Arbitrary<HostileCase>, guard: GraphGu
         ...(c.mentions && { mentions: c.mentions }),
       });
     } catch (e) {
-      throw new Error(`case ${c.name}: ${(e as Error).message}`);
+      throw new Error(`case ${c.name}: ${(e as Error).message}`, { cause: e });
     }
     await guard.expectUnchanged(c.name);
   });

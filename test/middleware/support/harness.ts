@@ -118,24 +118,24 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/** POSTs JSON and returns status and parsed body. */
-export async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
+/** POSTs JSON and returns status and parsed body (an object's fields; `{}` for an empty body). */
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
 /** The suite plus helpers to make middleware instances that share its store. */
 export interface MiddlewareSuite extends StoreSuite {
   graph: string;
   /** A fresh OGM on the suite's store (or on `store`), as each real process has its own. */
-  newOgm(store?: TripleStore): OGM;
+  newOgm: (store?: TripleStore) => OGM;
   /** A middleware on 127.0.0.1 port 0 with a silent logger, stopped after the test. */
-  create(options: SemanticMiddlewareOptions): SemanticMiddleware;
+  create: (options: SemanticMiddlewareOptions) => SemanticMiddleware;
   /** A door controller: ControllerService with the `open` workflow. */
-  controller(options?: Partial<SemanticMiddlewareOptions>): SemanticMiddleware;
+  controller: (options?: Partial<SemanticMiddlewareOptions>) => SemanticMiddleware;
   /** A queued OpenDoorOperation addressed to `resource`'s (default door1) `open` Capability, created directly in the graph. */
-  queuedOp(options?: { resource?: string; data?: Record<string, string | number> }): Promise<string>;
+  queuedOp: (options?: { resource?: string; data?: Record<string, string | number> }) => Promise<string>;
 }
 
 /**

@@ -9,11 +9,11 @@ import { loadSidecarConfig, type LoadSidecarConfigOptions, type SidecarConfig } 
 export interface ConfigFixture {
   dir: string;
   /** Writes a file under the directory; returns its path. */
-  write(name: string, text: string): string;
+  write: (name: string, text: string) => string;
   /** Loads with an empty environment and the directory as working directory, unless overridden. */
-  load(options?: LoadSidecarConfigOptions): Promise<SidecarConfig>;
+  load: (options?: LoadSidecarConfigOptions) => Promise<SidecarConfig>;
   /** The problem lines of the ValueError a load throws; checks the message's shape on the way. */
-  problems(options: LoadSidecarConfigOptions): Promise<string[]>;
+  problems: (options: LoadSidecarConfigOptions) => Promise<string[]>;
 }
 
 export function configFixture(prefix: string): ConfigFixture {
