@@ -47,6 +47,5 @@ export function answerError(log: Logger, err: unknown, request: { method: string
 /** The error middleware: every error through {@link answerError}. */
 export function createErrorHandler(log: Logger): ErrorRequestHandler {
   // express tells an error handler by its four parameters, so the unused `next` stays.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (err: unknown, req, res, _next) => answerError(log, err, req, res);
 }

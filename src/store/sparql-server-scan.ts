@@ -10,6 +10,7 @@ export type QueryForm = 'SELECT' | 'ASK' | 'CONSTRUCT' | 'DESCRIBE';
 
 const QUERY_FORMS: readonly string[] = ['SELECT', 'ASK', 'CONSTRUCT', 'DESCRIBE'];
 // SPARQL's IRIREF; a `<` that does not start one is the less-than operator.
+// eslint-disable-next-line no-control-regex -- the grammar excludes control characters from an IRI
 const IRIREF = /<[^<>"{}|^`\\\u0000-\u0020]*>/uy;
 const PNAME_NS = /[^\s:<>{}()"'#;,]*:/uy;
 const PNAME = /[^\s:<>{}()"'#;,]*:(?:\\.|[^\s<>{}()"'#;,\\])*/uy;

@@ -90,7 +90,7 @@ describe('semantic-sidecar store serve', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('should exit 2 on usage errors, naming the flag', async () => {
+  it('should exit 2 on usage errors, naming the flag', () => {
     const cases: [string[], string][] = [
       [[], 'needs exactly one of --data-dir <dir> (durable) or --memory (ephemeral)'],
       [['--memory', '--data-dir', dir], "option '--data-dir <dir>' cannot be used with option '--memory'"],

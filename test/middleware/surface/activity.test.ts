@@ -83,7 +83,7 @@ describe('GET /activity and /activity/stream', () => {
       ['2', 'trigger'],
       ['3', 'claim'],
     ]);
-    expect(JSON.parse(live[0]!.data!).operation).toBe('urn:op\nevent: forged');
+    expect((JSON.parse(live[0]!.data!) as { operation: unknown }).operation).toBe('urn:op\nevent: forged');
     stream.close();
     await until(() => feed.subscriberCount === 0, 'the subscription to be removed');
   });

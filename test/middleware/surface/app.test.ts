@@ -50,10 +50,10 @@ describe('createApp: root, probes, unknown routes', () => {
   });
 
   it('should answer /readyz 200 when ready, 503 with a detail when not or when ready() throws', async () => {
-    let ready: () => Promise<boolean> = async () => true;
+    let ready: () => Promise<boolean> = () => Promise.resolve(true);
     const url = await start({ ready: () => ready() });
     expect(await jsonOf(await fetch(`${url}/readyz`))).toEqual({ status: 200, body: { status: 'ready' } });
-    ready = async () => false;
+    ready = () => Promise.resolve(false);
     const notReady = await jsonOf(await fetch(`${url}/readyz`));
     expect(notReady.status).toBe(503);
     expect((notReady.body as { detail: string }).detail).toMatch(/^not ready/);

@@ -38,7 +38,7 @@ describe.each(['embedded', 'remote'] as const)('dispatch with tokens and TLS on 
   /** The door controller over HTTPS with DOOR_TOKEN, started; it answers `opened`. */
   async function secureDoor(tls: SelfSigned, extra: Partial<SemanticMiddlewareOptions> = {}): Promise<SemanticMiddleware> {
     const door = suite.controller({ httpToken: DOOR_TOKEN, tls: { cert: tls.cert, key: tls.key }, ...extra });
-    door.registerCallback(async () => 'opened');
+    door.registerCallback(() => 'opened');
     await door.start();
     return door;
   }

@@ -55,12 +55,12 @@ export function fakeSurface(parts: Partial<HttpSurface> = {}, logger: Logger = c
       return surface.workflows.get(name);
     },
     state: (name) => surface.states.get(name),
-    async trigger(operationIri): Promise<TriggerAnswer> {
+    trigger(operationIri): Promise<TriggerAnswer> {
       surface.triggered.push(operationIri);
-      return { operation: operationIri, status: 'queued' };
+      return Promise.resolve({ operation: operationIri, status: 'queued' });
     },
     live: () => true,
-    ready: async () => true,
+    ready: () => Promise.resolve(true),
     logger,
     ...parts,
   };
