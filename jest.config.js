@@ -19,4 +19,7 @@ export default {
   coverageProvider: 'v8',
   collectCoverageFrom: ['<rootDir>/src/**/*.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
+  // Measured with the remote-store suites on Virtuoso: lines 86.3%, branches 92.1%. Without
+  // SPARQL_ENDPOINT the remote store's code does not run, hence the floor a little lower.
+  coverageThreshold: { global: { lines: 83, branches: 89 } },
 };
