@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../lib/logger.js';
 import type { ActivityFeed } from '../runtime/activity-feed.js';
+import type { ParameterSurface } from './routes/parameters.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -42,6 +43,8 @@ export interface HttpSurface {
   live(): boolean;
   /** Readiness for `GET /readyz`: registered (in resource mode) and the store answers. */
   ready(): Promise<boolean>;
+  /** The semantic connectors' parameters; `/parameters` lists none without them. */
+  parameters?: ParameterSurface;
   /** The activity feed, when enabled; `/activity` answers 404 otherwise. */
   activity?: ActivityFeed;
   /** Largest accepted request body in bytes (default LIMITS.httpBodyLimitBytes). */
