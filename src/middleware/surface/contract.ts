@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../lib/logger.js';
 import type { ActivityFeed } from '../runtime/activity-feed.js';
-import type { ParameterSurface } from './routes/parameters.js';
+import type { ConnectorSet } from '../../connectors/connector-set.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -24,6 +24,9 @@ export interface TriggerAnswer {
   operation: string;
   status: 'queued';
 }
+
+/** What the parameter routes ask of the semantic connectors. */
+export type ParameterSurface = Pick<ConnectorSet, 'list' | 'read' | 'write'>;
 
 /** What the HTTP surface serves; supplied by the middleware. */
 export interface HttpSurface {

@@ -5,14 +5,10 @@
  * paths never leave the connectors.
  */
 import type { Express, RequestHandler } from 'express';
-import type { ConnectorSet } from '../../../connectors/connector-set.js';
 import { preview } from '../../../iri/validate.js';
-import type { HttpSurface } from '../contract.js';
+import type { HttpSurface, ParameterSurface } from '../contract.js';
 import { HttpError } from '../http-error.js';
 import { isJsonObject, jsonKind } from '../json-values.js';
-
-/** What the parameter routes ask of the middleware. */
-export type ParameterSurface = Pick<ConnectorSet, 'list' | 'read' | 'write'>;
 
 /**
  * Mounts the parameter routes: the list (`{"parameters": [...]}`), one parameter's view (404 for
