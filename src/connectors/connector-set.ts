@@ -73,7 +73,7 @@ export class ConnectorSet {
    * Recognizes the resource's parameters and opens their sessions. Parameters whose metadata a
    * binding refuses are left out (a warning names the parameter and the rule). Inspecting wiring
    * recognizes and serves the list, but connects nothing.
-   * @throws RuntimeError when called twice.
+   * @throws RuntimeError when called again before {@link ConnectorSet.close}.
    */
   async start(source: SelectSource, resource: string): Promise<void> {
     if (this.started) throw new RuntimeError('connectors started already');
@@ -151,8 +151,10 @@ export class ConnectorSet {
     return this.sessions.every((s) => s.connected());
   }
 
-  /** Closes every session; repeatable. */
+  /** Closes every session and forgets the parameters, so that a failed start may start again; repeatable. */
   async close(): Promise<void> {
+    this.started = false;
+    this.served.clear();
     const sessions = this.sessions.splice(0);
     await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
   }

@@ -164,6 +164,10 @@ export interface SidecarConfig {
   activityFeed: V<'activityFeed'>;
   /** Entries the activity feed keeps; default 200. */
   activityCapacity: V<'activityCapacity'>;
+  /** Connect the resource's MQTT parameters recognized from the graph; default true. */
+  autoregisterConnectors: V<'autoregisterConnectors'>;
+  /** Which way the connectors sync; default `bidirectional`. */
+  connectorSyncDirection: V<'connectorSyncDirection'>;
   /** Logging. */
   log: LogConfig;
   /** Time `stop()` gives in-flight work, in ms; default `LIMITS.shutdownGraceMs`. */

@@ -54,6 +54,8 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient |
     stalenessThreshold: config.stalenessThreshold,
     activityFeed: config.activityFeed,
     activityCapacity: config.activityCapacity,
+    autoregisterConnectors: config.autoregisterConnectors,
+    connectorSyncDirection: config.connectorSyncDirection,
     shutdownGraceMs: config.shutdownGraceMs,
     ...securityOptionsOf(config),
     logger,

@@ -46,6 +46,8 @@ describe('loadSidecarConfig defaults', () => {
       localApi: { socket: join(state, 'local.sock') },
       activityFeed: false,
       activityCapacity: 200,
+      autoregisterConnectors: true,
+      connectorSyncDirection: 'bidirectional',
       log: { level: 'info' },
       shutdownGraceMs: LIMITS.shutdownGraceMs,
     });
@@ -212,6 +214,22 @@ const PRECEDENCE: Array<{
     flag: ['activityCapacity', 30],
     read: (c) => c.activityCapacity,
     expect: [10, 20, 30],
+  },
+  {
+    field: 'autoregisterConnectors',
+    file: 'autoregisterConnectors: false',
+    env: ['SIDECAR_AUTOREGISTER_CONNECTORS', 'true'],
+    flag: ['autoregisterConnectors', false],
+    read: (c) => c.autoregisterConnectors,
+    expect: [false, true, false],
+  },
+  {
+    field: 'connectorSyncDirection',
+    file: 'connectorSyncDirection: to_persistence',
+    env: ['SIDECAR_CONNECTOR_SYNC_DIRECTION', 'from_persistence'],
+    flag: ['connectorSyncDirection', 'bidirectional'],
+    read: (c) => c.connectorSyncDirection,
+    expect: ['to_persistence', 'from_persistence', 'bidirectional'],
   },
   {
     field: 'log.level',
