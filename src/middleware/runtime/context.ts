@@ -48,7 +48,7 @@ export class MiddlewareContext {
       registry: options.connectorRegistry ?? defaultConnectorRegistry(),
       wiring: wiringOf(options.autoregisterConnectors, options.connectorSyncDirection),
       ...(options.ensureTransport && { ensureTransport: options.ensureTransport }),
-      logger: this.logger.child({ component: 'connectors' }),
+      logger: this.logger,
     });
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
