@@ -22,21 +22,11 @@
 set -euo pipefail
 
 DIR="${MOSQUITTO_DIR:-/tmp/sm-mosquitto}"
-HOST=127.0.0.1
 READY_TIMEOUT_S=20
 
 log() { printf 'mosquitto.sh: %s\n' "$*" >&2; }
-
-port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-free_port() {
-  local port=$1 last=$(($1 + 100))
-  while ((port <= last)); do
-    if ! port_busy "$port"; then echo "$port"; return 0; fi
-    port=$((port + 1))
-  done
-  log "no free port in $1..$last"; return 1
-}
+# shellcheck source=scripts/loopback-lib.sh
+source "$(dirname "$0")/loopback-lib.sh"
 
 broker_pid() {
   [[ -f "$DIR/mosquitto.pid" ]] || return 1
@@ -54,11 +44,7 @@ url_line() {
 install_if_missing() {
   command -v mosquitto >/dev/null && return 0
   [[ -x /usr/sbin/mosquitto ]] && return 0
-  log "installing mosquitto with apt-get"
-  local sudo=()
-  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mosquitto >&2
+  apt_install mosquitto
 }
 
 mosquitto_bin() { command -v mosquitto || echo /usr/sbin/mosquitto; }
