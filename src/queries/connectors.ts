@@ -1,4 +1,4 @@
-import { concat, sparql, type SparqlFragment } from '../store/sparql.js';
+import { concat, sequencePath, sparql, SparqlFragment } from '../store/sparql.js';
 import { namedNode } from '../store/terms.js';
 import { inf, w3 } from '../vocab/terms.js';
 
@@ -34,14 +34,27 @@ export function interfaceParametersQuery(resource: string, properties: readonly 
 }
 
 /**
+ * Members of an `owl:intersectionOf` range list that are searched for the value restriction.
+ * The list is walked by fixed paths (`rdf:first`, `rdf:rest/rdf:first`, ...), not `rdf:rest*`:
+ * Virtuoso 7 answers nothing for `rdf:rest*` over the blank nodes of a list.
+ */
+export const RANGE_LIST_MEMBERS = 8;
+
+const nthMember = (n: number): SparqlFragment => sequencePath([...Array.from({ length: n }, () => node(w3.rest)), node(w3.first)]);
+const LIST_MEMBER: SparqlFragment = new SparqlFragment(
+  `(${Array.from({ length: RANGE_LIST_MEMBERS }, (_, n) => nthMember(n).text).join('|')})`,
+);
+
+/**
  * `SELECT ?prop ?datatype`: the datatype each of `properties` gives its parameter's value, from
  * its range: a restriction `owl:onProperty inf:hasValue ; owl:allValuesFrom ?datatype`, on its own
- * or as a member of an `owl:intersectionOf` list (the reference's form).
+ * or as one of the first {@link RANGE_LIST_MEMBERS} members of an `owl:intersectionOf` list (the
+ * reference's form).
  */
 export function parameterDatatypesQuery(properties: readonly string[]): string {
+  const range = node(w3.range);
   return sparql`SELECT ?prop ?datatype WHERE { VALUES ?prop { ${values(properties)} } GRAPH ?g {
-    ?prop ${node(w3.range)} ?range .
-    ?range (${node(w3.intersectionOf)}/${node(w3.rest)}*/${node(w3.first)})? ?restriction .
+    { ?prop ${range} ?restriction . } UNION { ?prop ${range}/${node(w3.intersectionOf)}/${LIST_MEMBER} ?restriction . }
     ?restriction ${node(w3.onProperty)} ${node(inf.hasValue)} ; ${node(w3.allValuesFrom)} ?datatype .
   } }`.text;
 }
