@@ -379,6 +379,15 @@ export const SETTINGS = {
     startOnly: true,
     description: 'bidirectional (read values, write setpoints), to_persistence (read only) or from_persistence (write only)',
   },
+  connectorMaxAge: {
+    schema: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: MAX_TIMER_MS / 1000 },
+    default: null,
+    env: 'SIDECAR_CONNECTOR_MAX_AGE',
+    flag: '--connector-max-age <seconds>',
+    commands: START,
+    startOnly: true,
+    description: 'seconds after which a live parameter value is answered as stale; null (env and flag: off) never',
+  },
   log: { schema: mapping, description: 'logging' },
   'log.level': {
     schema: { enum: LOG_LEVELS },

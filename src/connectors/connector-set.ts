@@ -23,6 +23,8 @@ export interface ConnectorSetOptions {
   readonly logger: Logger;
   /** Largest accepted payload; default LIMITS.connectorPayloadMaxBytes. */
   readonly maxPayloadBytes?: number;
+  /** Age after which a value is answered as stale, in ms; default null: never. */
+  readonly maxAgeMs?: number | null;
   /** Clock, for tests; default `Date.now`. */
   readonly now?: () => number;
 }
@@ -42,6 +44,8 @@ export interface ParameterView {
   readonly receivedAt: string | null;
   /** Milliseconds since the value was received; null before the first. */
   readonly ageMs: number | null;
+  /** True when the value is older than the configured maximum age (never served as fresh). */
+  readonly stale: boolean;
   /** The last refused message, if any: why, and when. */
   readonly lastRejection: { readonly reason: string; readonly at: string } | null;
 }
@@ -183,6 +187,8 @@ export class ConnectorSet {
   private view(s: Served): ParameterView {
     const { name, datatype, accessMode } = s.declaration;
     const now = this.now();
+    const ageMs = s.value ? Math.max(0, now - s.value.at) : null;
+    const maxAgeMs = this.options.maxAgeMs ?? null;
     return {
       name,
       route: parameterRoute(name),
@@ -191,7 +197,8 @@ export class ConnectorSet {
       writable: s.writable,
       value: s.value?.value ?? null,
       receivedAt: s.value ? new Date(s.value.at).toISOString() : null,
-      ageMs: s.value ? Math.max(0, now - s.value.at) : null,
+      ageMs,
+      stale: ageMs !== null && maxAgeMs !== null && ageMs > maxAgeMs,
       lastRejection: s.rejection ? { reason: s.rejection.reason, at: new Date(s.rejection.at).toISOString() } : null,
     };
   }

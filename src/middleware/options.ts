@@ -103,6 +103,8 @@ export interface SemanticMiddlewareOptions {
   connectorSyncDirection?: SyncDirection | string;
   /** Bindings by interface property; default `defaultConnectorRegistry()` (MQTT). */
   connectorRegistry?: ConnectorRegistry | null;
+  /** Seconds after which a live parameter value is answered with `stale: true`; default `null`: never. */
+  connectorMaxAge?: SettingValue<'connectorMaxAge'>;
   /** Called before listening; see {@link EnsureTransport}. */
   ensureTransport?: EnsureTransport | null;
   /** Record an activity feed served at `/activity`; default `false`. */
@@ -154,6 +156,7 @@ export interface ResolvedOptions {
   readonly autoregisterConnectors: boolean;
   readonly connectorSyncDirection: SyncDirection;
   readonly connectorRegistry: ConnectorRegistry | undefined;
+  readonly connectorMaxAge: number | null;
   readonly ensureTransport: EnsureTransport | undefined;
   readonly activityFeed: boolean;
   readonly activityCapacity: number;

@@ -163,6 +163,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     autoregisterConnectors: bool(options.autoregisterConnectors, 'autoregisterConnectors', true),
     connectorSyncDirection: checkDirection(options.connectorSyncDirection),
     connectorRegistry: checkRegistry(options.connectorRegistry),
+    connectorMaxAge: options.connectorMaxAge == null ? null : seconds(options.connectorMaxAge, 'connectorMaxAge', 1),
     ensureTransport: optionalFunction<EnsureTransport>(options.ensureTransport, 'ensureTransport'),
     activityFeed: bool(options.activityFeed, 'activityFeed', DEFAULTS.activityFeed),
     activityCapacity: checkCapacity(options.activityCapacity),

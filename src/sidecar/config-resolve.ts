@@ -158,6 +158,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     autoregisterConnectors: at(ctx, ['autoregisterConnectors']) !== false,
     connectorSyncDirection: (at(ctx, ['connectorSyncDirection']) ??
       defaultOf('connectorSyncDirection')) as SidecarConfig['connectorSyncDirection'],
+    connectorMaxAge: (at(ctx, ['connectorMaxAge']) ?? null) as number | null,
     log: resolveLog(ctx),
   };
 }

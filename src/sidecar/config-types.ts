@@ -168,6 +168,8 @@ export interface SidecarConfig {
   autoregisterConnectors: V<'autoregisterConnectors'>;
   /** Which way the connectors sync; default `bidirectional`. */
   connectorSyncDirection: V<'connectorSyncDirection'>;
+  /** Seconds after which a live parameter value is answered as stale; default null: never. */
+  connectorMaxAge: V<'connectorMaxAge'>;
   /** Logging. */
   log: LogConfig;
   /** Time `stop()` gives in-flight work, in ms; default `LIMITS.shutdownGraceMs`. */

@@ -56,6 +56,7 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient |
     activityCapacity: config.activityCapacity,
     autoregisterConnectors: config.autoregisterConnectors,
     connectorSyncDirection: config.connectorSyncDirection,
+    connectorMaxAge: config.connectorMaxAge,
     shutdownGraceMs: config.shutdownGraceMs,
     ...securityOptionsOf(config),
     logger,

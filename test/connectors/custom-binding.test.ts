@@ -57,7 +57,7 @@ describe.each(['embedded', 'remote'] as const)('a custom connector binding on th
     registry.register(fake.binding);
     expect(() => registry.register(fake.binding)).toThrow(/has a connector binding already/);
     const calls: unknown[] = [];
-    const mw = suite.controller({ connectorRegistry: registry, ensureTransport: (...args) => void calls.push(args) });
+    const mw = suite.controller({ connectorRegistry: registry, connectorMaxAge: 1, ensureTransport: (...args) => void calls.push(args) });
     await mw.start();
     // The HTTP listen address, then each transport once, in parameter-name order (hasMode on "b" first).
     expect(calls).toEqual([
@@ -85,9 +85,13 @@ describe.each(['embedded', 'remote'] as const)('a custom connector binding on th
       expect.objectContaining({
         name: 'hasTemperature',
         value: 21,
+        stale: false,
         lastRejection: expect.objectContaining({ reason: 'expected xsd:integer, got a number' }),
       }),
     );
+    // Older than connectorMaxAge: still served, but as stale, never as fresh.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await list()).toContainEqual(expect.objectContaining({ name: 'hasTemperature', value: 21, stale: true }));
   });
 
   suite.onStore('should serve nothing from a registry without bindings, and write nothing when observing', async () => {

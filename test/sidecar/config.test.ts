@@ -48,6 +48,7 @@ describe('loadSidecarConfig defaults', () => {
       activityCapacity: 200,
       autoregisterConnectors: true,
       connectorSyncDirection: 'bidirectional',
+      connectorMaxAge: null,
       log: { level: 'info' },
       shutdownGraceMs: LIMITS.shutdownGraceMs,
     });
@@ -230,6 +231,14 @@ const PRECEDENCE: Array<{
     flag: ['connectorSyncDirection', 'bidirectional'],
     read: (c) => c.connectorSyncDirection,
     expect: ['to_persistence', 'from_persistence', 'bidirectional'],
+  },
+  {
+    field: 'connectorMaxAge',
+    file: 'connectorMaxAge: 5',
+    env: ['SIDECAR_CONNECTOR_MAX_AGE', 'off'],
+    flag: ['connectorMaxAge', '2.5'],
+    read: (c) => c.connectorMaxAge,
+    expect: [5, null, 2.5],
   },
   {
     field: 'log.level',

@@ -49,6 +49,7 @@ export class MiddlewareContext {
       wiring: wiringOf(options.autoregisterConnectors, options.connectorSyncDirection),
       ...(options.ensureTransport && { ensureTransport: options.ensureTransport }),
       logger: this.logger,
+      maxAgeMs: options.connectorMaxAge === null ? null : options.connectorMaxAge * 1000,
     });
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
