@@ -105,7 +105,7 @@ describe('SemanticMiddleware options and registration API', () => {
     [{ connectorRegistry: 'registry' as never }, /connectorRegistry must be a ConnectorRegistry or null, got string/],
     [{ connectorRegistry: {} as never }, /connectorRegistry must be a ConnectorRegistry or null, got another object/],
     [{ ensureTransport: 'tcp' as never }, /ensureTransport must be a function/],
-    [{ connectorMaxAge: 0 }, /connectorMaxAge must be a number of seconds > 0, got 0/],
+    [{ connectorMaxAge: 0 }, /connectorMaxAge must be a number of seconds > 0, got "0"/],
     [{ activityFeed: 'yes' as never }, /activityFeed must be true or false/],
     [{ activityCapacity: 0 }, /activityCapacity must be an integer >= 1/],
     [{ shutdownGraceMs: -1 }, /shutdownGraceMs/],
