@@ -23,3 +23,14 @@ apt_install() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
 }
+
+# Sends SIGTERM to pid $1 and waits up to $2 seconds for it to exit, then SIGKILL.
+terminate() {
+  local pid=$1 deadline=$((SECONDS + $2))
+  kill -TERM "$pid"
+  while kill -0 "$pid" 2>/dev/null; do
+    if ((SECONDS >= deadline)); then log "pid $pid ignored SIGTERM; killing"; kill -KILL "$pid"; break; fi
+    sleep 0.2
+  done
+  log "stopped (pid $pid)"
+}

@@ -102,14 +102,8 @@ cmd_start() {
 cmd_stop() {
   local pid
   if ! pid=$(broker_pid); then log "not running"; return 0; fi
-  kill -TERM "$pid"
-  local deadline=$((SECONDS + 10))
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS >= deadline)); then log "pid $pid ignored SIGTERM; killing"; kill -KILL "$pid"; break; fi
-    sleep 0.1
-  done
+  terminate "$pid" 10
   rm -f "$DIR/mosquitto.pid"
-  log "stopped (pid $pid)"
 }
 
 cmd_status() {

@@ -140,13 +140,7 @@ cmd_start() {
 cmd_stop() {
   local pid
   if ! pid=$(server_pid); then log "not running"; return 0; fi
-  kill -TERM "$pid"
-  local deadline=$((SECONDS + 30))
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS >= deadline)); then log "pid $pid ignored SIGTERM; killing"; kill -KILL "$pid"; break; fi
-    sleep 0.2
-  done
-  log "stopped (pid $pid)"
+  terminate "$pid" 30
 }
 
 cmd_status() {
