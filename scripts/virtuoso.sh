@@ -25,21 +25,11 @@
 set -euo pipefail
 
 DIR="${VIRTUOSO_DIR:-/tmp/sm-virtuoso}"
-HOST=127.0.0.1
 READY_TIMEOUT_S=60
 
 log() { printf 'virtuoso.sh: %s\n' "$*" >&2; }
-
-port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-free_port() {
-  local port=$1 last=$(($1 + 100))
-  while ((port <= last)); do
-    if ! port_busy "$port"; then echo "$port"; return 0; fi
-    port=$((port + 1))
-  done
-  log "no free port in $1..$last"; return 1
-}
+# shellcheck source=scripts/loopback-lib.sh
+source "$(dirname "$0")/loopback-lib.sh"
 
 server_pid() {
   [[ -f "$DIR/virtuoso.lck" ]] || return 1
@@ -56,12 +46,7 @@ endpoint_line() {
 
 install_if_missing() {
   command -v virtuoso-t >/dev/null && command -v isql-vt >/dev/null && return 0
-  log "installing virtuoso-opensource-7-bin with apt-get"
-  local sudo=()
-  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    virtuoso-opensource-7-bin >&2
+  apt_install virtuoso-opensource-7-bin
 }
 
 write_ini() {
@@ -155,13 +140,7 @@ cmd_start() {
 cmd_stop() {
   local pid
   if ! pid=$(server_pid); then log "not running"; return 0; fi
-  kill -TERM "$pid"
-  local deadline=$((SECONDS + 30))
-  while kill -0 "$pid" 2>/dev/null; do
-    if ((SECONDS >= deadline)); then log "pid $pid ignored SIGTERM; killing"; kill -KILL "$pid"; break; fi
-    sleep 0.2
-  done
-  log "stopped (pid $pid)"
+  terminate "$pid" 30
 }
 
 cmd_status() {

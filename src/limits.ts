@@ -91,4 +91,15 @@ export const LIMITS = Object.freeze({
    * physical transfer, short enough that a crashed bridge does not hold a workpiece forever.
    */
   localHandoverTtlMs: 300_000,
+  /**
+   * Largest payload a connector accepts for one parameter value: a scalar in a JSON envelope is
+   * small; anything bigger is a misbehaving device and is refused, never parsed.
+   */
+  connectorPayloadMaxBytes: 65_536,
+  /** Time a setpoint write waits for the broker's acknowledgement before it answers 503. */
+  connectorWriteTimeoutMs: 5_000,
+  /** First delay before a connector reconnects to a lost transport; doubled per failure, with jitter. */
+  connectorReconnectMinMs: 100,
+  /** Longest delay between a connector's reconnect attempts. */
+  connectorReconnectMaxMs: 10_000,
 });

@@ -8,6 +8,7 @@
  * Keys are config paths: `port`, `store.url`. A path of two keys lives in a mapping (`store`,
  * `device`, ...) whose own row describes the mapping.
  */
+import { SYNC_DIRECTIONS, SyncDirection } from './connectors/wiring.js';
 import { LIMITS } from './limits.js';
 import { DEFAULT_DATA_GRAPH } from './vocab/defaults.js';
 import { svc } from './vocab/terms.js';
@@ -359,6 +360,33 @@ export const SETTINGS = {
     default: 200,
     env: 'SIDECAR_ACTIVITY_CAPACITY',
     description: 'entries the activity feed keeps',
+  },
+  autoregisterConnectors: {
+    schema: bool,
+    default: true,
+    env: 'SIDECAR_AUTOREGISTER_CONNECTORS',
+    flag: '--no-autoregister-connectors',
+    commands: START,
+    startOnly: true,
+    description: "true/false: connect the resource's MQTT parameters recognized from the graph (false: list them, connect nothing)",
+  },
+  connectorSyncDirection: {
+    schema: { enum: SYNC_DIRECTIONS },
+    default: SyncDirection.BIDIRECTIONAL,
+    env: 'SIDECAR_CONNECTOR_SYNC_DIRECTION',
+    flag: '--connector-sync-direction <direction>',
+    commands: START,
+    startOnly: true,
+    description: 'bidirectional (read values, write setpoints), to_persistence (read only) or from_persistence (write only)',
+  },
+  connectorMaxAge: {
+    schema: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: MAX_TIMER_MS / 1000 },
+    default: null,
+    env: 'SIDECAR_CONNECTOR_MAX_AGE',
+    flag: '--connector-max-age <seconds>',
+    commands: START,
+    startOnly: true,
+    description: 'seconds after which a live parameter value is answered as stale; null (env and flag: off) never',
   },
   log: { schema: mapping, description: 'logging' },
   'log.level': {

@@ -35,9 +35,19 @@ export function addSettingOptions(cmd: Command, command: SettingCommand): Comman
   return cmd;
 }
 
-/** The parsed flags of `command`'s settings keyed by config path, as `loadSidecarConfig` takes them. */
+/**
+ * The parsed flags of `command`'s settings keyed by config path, as `loadSidecarConfig` takes them.
+ * A `--no-x` flag counts only when given: commander sets its option to `true` otherwise, which
+ * must not override the file or the environment.
+ */
 export function settingFlags(options: Readonly<Record<string, unknown>>, command: SettingCommand): Record<string, unknown> {
-  return Object.fromEntries(flagRows(command).map(([path, s]) => [path, options[new Option(s.flag!).attributeName()]]));
+  return Object.fromEntries(
+    flagRows(command).map(([path, s]) => {
+      const option = new Option(s.flag!);
+      const value = options[option.attributeName()];
+      return [path, option.negate && value === true ? undefined : value];
+    }),
+  );
 }
 
 /**

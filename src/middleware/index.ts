@@ -3,8 +3,9 @@
  * (`semantic_middleware.middleware`), its modes, options, callback types and errors.
  * The OGM, the store and the vocabulary come from the package root.
  *
- * This package has no semantic connectors: `autoregisterConnectors`, `connectorSyncDirection`
- * and `connectorRegistry` are accepted and validated for parity with the spec, and have no effect.
+ * Semantic connectors (`autoregisterConnectors`, `connectorSyncDirection`, `connectorRegistry`,
+ * `ensureTransport`) serve the resource's interface-accessible parameters recognized from the
+ * graph; MQTT ships, and a `ConnectorBinding` registered in a `ConnectorRegistry` adds a protocol.
  *
  * @packageDocumentation
  */
@@ -12,7 +13,21 @@
 // The class and its construction.
 export { SemanticMiddleware } from './semantic-middleware.js';
 export type { ClassScope, EnsureTransport, FetchFunction, OutgoingTokens, SemanticMiddlewareOptions, TlsOptions } from './options.js';
-export { Mode, SyncDirection } from './runtime/mode.js';
+export { Mode } from './runtime/mode.js';
+export { SyncDirection } from '../connectors/wiring.js';
+export { ConnectorRegistry, defaultConnectorRegistry } from '../connectors/registry.js';
+export { ParameterNotWritableError } from '../connectors/errors.js';
+export type {
+  AccessMode,
+  ConnectorBinding,
+  ConnectorContext,
+  ConnectorSession,
+  ParameterDeclaration,
+  Reception,
+  TransportAddress,
+} from '../connectors/binding.js';
+export type { ParameterValue } from '../connectors/datatypes.js';
+export type { ParameterView } from '../connectors/connector-set.js';
 export type { Phase } from './runtime/context.js';
 
 // Serving: workflows and state properties, and the built-in event-trigger workflow's name.

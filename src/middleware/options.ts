@@ -1,7 +1,9 @@
 import type { Logger } from '../lib/logger.js';
 import type { SettingValue } from '../settings.js';
 import type { OGM } from '../ogm/ogm.js';
-import type { Mode, SyncDirection } from './runtime/mode.js';
+import type { ConnectorRegistry } from '../connectors/registry.js';
+import type { SyncDirection } from '../connectors/wiring.js';
+import type { Mode } from './runtime/mode.js';
 
 /**
  * The fetch scope of a claimed Operation: which property chains `ogm.fetch` follows when the
@@ -14,7 +16,11 @@ export interface ClassScope {
   follow?: readonly (readonly string[])[];
 }
 
-/** Called with the listening host and port before the HTTP server listens (the spec's `ensure_transport`). */
+/**
+ * The spec's `ensure_transport`: called with the listening host and port before the HTTP server
+ * listens, and once per distinct connector transport (an MQTT broker's host and port) before
+ * the first connector aimed there connects. The library never starts, probes or stops a broker.
+ */
 export type EnsureTransport = (host: string, port: number) => void | Promise<void>;
 
 /**
@@ -88,12 +94,20 @@ export interface SemanticMiddlewareOptions {
   sweepInterval?: SettingValue<'sweepInterval'>;
   /** Default fetch scope of claimed Operations; see {@link ClassScope}. */
   classScope?: ClassScope | null;
-  /** Spec parity only (this package has no connectors); default `true`. */
+  /**
+   * Recognize the resource's interface-accessible parameters at start and connect them; default
+   * `true`. `false` (inspecting): the parameters are listed, nothing connects, nothing is written.
+   */
   autoregisterConnectors?: boolean;
-  /** Spec parity only; default `SyncDirection.BIDIRECTIONAL`. */
+  /**
+   * Which way connectors sync; default `SyncDirection.BIDIRECTIONAL` (driving: reads, and writes
+   * `readwrite` parameters). `TO_PERSISTENCE` (observing) never writes; `FROM_PERSISTENCE` only writes.
+   */
   connectorSyncDirection?: SyncDirection | (string & {});
-  /** Spec parity only: an object is accepted and ignored (logged at start); default `null`. */
-  connectorRegistry?: object | null;
+  /** Bindings by interface property; default `defaultConnectorRegistry()` (MQTT). */
+  connectorRegistry?: ConnectorRegistry | null;
+  /** Seconds after which a live parameter value is answered with `stale: true`; default `null`: never. */
+  connectorMaxAge?: SettingValue<'connectorMaxAge'>;
   /** Called before listening; see {@link EnsureTransport}. */
   ensureTransport?: EnsureTransport | null;
   /** Record an activity feed served at `/activity`; default `false`. */
@@ -144,7 +158,8 @@ export interface ResolvedOptions {
   readonly classScope: ClassScope | undefined;
   readonly autoregisterConnectors: boolean;
   readonly connectorSyncDirection: SyncDirection;
-  readonly connectorRegistry: object | undefined;
+  readonly connectorRegistry: ConnectorRegistry | undefined;
+  readonly connectorMaxAge: number | null;
   readonly ensureTransport: EnsureTransport | undefined;
   readonly activityFeed: boolean;
   readonly activityCapacity: number;

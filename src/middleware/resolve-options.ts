@@ -5,7 +5,9 @@ import { createLogger, type Logger } from '../lib/logger.js';
 import { defaultOf } from '../settings.js';
 import { OGM } from '../ogm/ogm.js';
 import { checkHttpToken, checkOutgoingTokens, checkTls } from './surface/security-options.js';
-import { Mode, MODES, SYNC_DIRECTIONS, SyncDirection } from './runtime/mode.js';
+import { ConnectorRegistry } from '../connectors/registry.js';
+import { SYNC_DIRECTIONS, SyncDirection } from '../connectors/wiring.js';
+import { Mode, MODES } from './runtime/mode.js';
 import type { ClassScope, EnsureTransport, FetchFunction, ResolvedOptions, SemanticMiddlewareOptions } from './options.js';
 
 /**
@@ -108,9 +110,12 @@ function checkDirection(value: unknown): SyncDirection {
   return v as SyncDirection;
 }
 
-function checkObject(value: unknown, what: string): object | undefined {
+function checkRegistry(value: unknown): ConnectorRegistry | undefined {
   if (value == null) return undefined;
-  if (typeof value !== 'object') throw new ValueError(`${what} must be an object or null, got ${typeof value}`);
+  if (!(value instanceof ConnectorRegistry))
+    throw new ValueError(
+      `connectorRegistry must be a ConnectorRegistry or null, got ${typeof value === 'object' ? 'another object' : typeof value}`,
+    );
   return value;
 }
 
@@ -157,7 +162,8 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     classScope: checkScope(options.classScope),
     autoregisterConnectors: bool(options.autoregisterConnectors, 'autoregisterConnectors', true),
     connectorSyncDirection: checkDirection(options.connectorSyncDirection),
-    connectorRegistry: checkObject(options.connectorRegistry, 'connectorRegistry'),
+    connectorRegistry: checkRegistry(options.connectorRegistry),
+    connectorMaxAge: options.connectorMaxAge == null ? null : seconds(options.connectorMaxAge, 'connectorMaxAge', 1),
     ensureTransport: optionalFunction<EnsureTransport>(options.ensureTransport, 'ensureTransport'),
     activityFeed: bool(options.activityFeed, 'activityFeed', DEFAULTS.activityFeed),
     activityCapacity: checkCapacity(options.activityCapacity),

@@ -155,6 +155,10 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     ...(outgoingTokens && { outgoingTokens }),
     activityFeed: at(ctx, ['activityFeed']) === true,
     activityCapacity: num(ctx, 'activityCapacity'),
+    autoregisterConnectors: at(ctx, ['autoregisterConnectors']) !== false,
+    connectorSyncDirection: (at(ctx, ['connectorSyncDirection']) ??
+      defaultOf('connectorSyncDirection')) as SidecarConfig['connectorSyncDirection'],
+    connectorMaxAge: (at(ctx, ['connectorMaxAge']) ?? null) as number | null,
     log: resolveLog(ctx),
   };
 }

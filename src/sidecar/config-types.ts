@@ -164,6 +164,12 @@ export interface SidecarConfig {
   activityFeed: V<'activityFeed'>;
   /** Entries the activity feed keeps; default 200. */
   activityCapacity: V<'activityCapacity'>;
+  /** Connect the resource's MQTT parameters recognized from the graph; default true. */
+  autoregisterConnectors: V<'autoregisterConnectors'>;
+  /** Which way the connectors sync; default `bidirectional`. */
+  connectorSyncDirection: V<'connectorSyncDirection'>;
+  /** Seconds after which a live parameter value is answered as stale; default null: never. */
+  connectorMaxAge: V<'connectorMaxAge'>;
   /** Logging. */
   log: LogConfig;
   /** Time `stop()` gives in-flight work, in ms; default `LIMITS.shutdownGraceMs`. */

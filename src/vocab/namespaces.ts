@@ -20,6 +20,8 @@ export const RDFS = namespace('http://www.w3.org/2000/01/rdf-schema#');
 export const OWL = namespace('http://www.w3.org/2002/07/owl#');
 export const XSD = namespace('http://www.w3.org/2001/XMLSchema#');
 export const SH = namespace('http://www.w3.org/ns/shacl#');
+/** The interface vocabulary of the Python reference's connectors (CRC 1574 interfaces). */
+export const INF = namespace('https://www.sfb1574.kit.edu/ontologies/CrcInterfaces#');
 
 /** Prefixes used in SPARQL text and Turtle output, keyed by prefix label. */
 export const PREFIXES: Readonly<Record<string, string>> = Object.freeze({
@@ -31,6 +33,7 @@ export const PREFIXES: Readonly<Record<string, string>> = Object.freeze({
   owl: OWL.iri,
   xsd: XSD.iri,
   sh: SH.iri,
+  inf: INF.iri,
 });
 
 /** Terms of this product itself (bookkeeping such as the content hash of a provisioned module). */

@@ -1,4 +1,4 @@
-import { CFC, MES, OWL, PLANT, RDF, RDFS, SH, SM, SVC, XSD } from './namespaces.js';
+import { CFC, INF, MES, OWL, PLANT, RDF, RDFS, SH, SM, SVC, XSD } from './namespaces.js';
 
 /** Terms of the Service module (`svc:`) that the spec names. */
 export const svc = Object.freeze({
@@ -56,6 +56,23 @@ export const mes = Object.freeze({
   Retrieve: MES('Retrieve'),
 });
 
+/**
+ * Terms of the interface vocabulary (`inf:`) the semantic connectors recognize: the marker
+ * properties a domain property descends from, the parameter node's value and access mode, and
+ * the MQTT connection metadata (southbound only: never served northbound).
+ */
+export const inf = Object.freeze({
+  isInterfaceAccessibleParameter: INF('isInterfaceAccessibleParameter'),
+  isInterfaceAccessibleMQTTParameter: INF('isInterfaceAccessibleMQTTParameter'),
+  hasValue: INF('hasValue'),
+  accessMode: INF('accessMode'),
+  hasMQTTTopic: INF('hasMQTTTopic'),
+  hasMQTTSetTopic: INF('hasMQTTSetTopic'),
+  hasMQTTBrokerIP: INF('hasMQTTBrokerIP'),
+  hasMQTTBrokerPort: INF('hasMQTTBrokerPort'),
+  hasMQTTValuePath: INF('hasMQTTValuePath'),
+});
+
 /** The few W3C terms the code reads or writes. */
 export const w3 = Object.freeze({
   type: RDF('type'),
@@ -71,6 +88,8 @@ export const w3 = Object.freeze({
   DatatypeProperty: OWL('DatatypeProperty'),
   AnnotationProperty: OWL('AnnotationProperty'),
   unionOf: OWL('unionOf'),
+  intersectionOf: OWL('intersectionOf'),
+  allValuesFrom: OWL('allValuesFrom'),
   oneOf: OWL('oneOf'),
   Restriction: OWL('Restriction'),
   onProperty: OWL('onProperty'),

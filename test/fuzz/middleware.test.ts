@@ -57,7 +57,7 @@ describe.each(['embedded', 'remote'] as const)('SemanticMiddleware under hostile
           .tuple(
             fc.constantFrom('mode', 'connectorSyncDirection', 'host'),
             fc.oneof(
-              hostileText.filter((v) => !['resource', 'watchdog', 'bidirectional', 'push', 'pull'].includes(v)),
+              hostileText.filter((v) => !['resource', 'watchdog', 'bidirectional', 'to_persistence', 'from_persistence'].includes(v)),
               notAString.filter((v) => v !== null),
             ),
           )

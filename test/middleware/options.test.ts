@@ -3,6 +3,7 @@ import { mintServiceIri } from '../../src/iri/index.js';
 import {
   APP_TITLE,
   APP_WELCOME,
+  ConnectorRegistry,
   Mode,
   RuntimeError,
   SemanticMiddleware,
@@ -78,7 +79,12 @@ describe('SemanticMiddleware options and registration API', () => {
     expect(door({ address: 'HTTP://Door1.Plant:9000/' }).address).toBe('http://door1.plant:9000');
     expect(door({ host: '::1', port: 8100 }).address).toBe('http://[::1]:8100');
     expect(() =>
-      door({ heartbeatInterval: null, connectorSyncDirection: SyncDirection.PULL, connectorRegistry: {}, autoregisterConnectors: false }),
+      door({
+        heartbeatInterval: null,
+        connectorSyncDirection: SyncDirection.TO_PERSISTENCE,
+        connectorRegistry: new ConnectorRegistry(),
+        autoregisterConnectors: false,
+      }),
     ).not.toThrow();
   });
 
@@ -94,9 +100,12 @@ describe('SemanticMiddleware options and registration API', () => {
     [{ sweepInterval: Number.NaN }, /sweepInterval/],
     [{ classScope: { follow: [['not an iri']] } }, /classScope.follow property/],
     [{ classScope: { follow: 'x' } as never }, /classScope must be an object/],
-    [{ connectorSyncDirection: 'sideways' }, /'pull', 'push', 'bidirectional'/],
-    [{ connectorRegistry: 'registry' as never }, /connectorRegistry must be an object/],
+    [{ connectorSyncDirection: 'sideways' }, /'bidirectional', 'to_persistence', 'from_persistence'/],
+    [{ connectorSyncDirection: 'pull' }, /connectorSyncDirection "pull" is not one of/],
+    [{ connectorRegistry: 'registry' as never }, /connectorRegistry must be a ConnectorRegistry or null, got string/],
+    [{ connectorRegistry: {} as never }, /connectorRegistry must be a ConnectorRegistry or null, got another object/],
     [{ ensureTransport: 'tcp' as never }, /ensureTransport must be a function/],
+    [{ connectorMaxAge: 0 }, /connectorMaxAge must be a number of seconds > 0, got "0"/],
     [{ activityFeed: 'yes' as never }, /activityFeed must be true or false/],
     [{ activityCapacity: 0 }, /activityCapacity must be an integer >= 1/],
     [{ shutdownGraceMs: -1 }, /shutdownGraceMs/],

@@ -4,6 +4,9 @@ import { mintServiceIri } from '../../iri/mint.js';
 import type { Logger } from '../../lib/logger.js';
 import type { OGM } from '../../ogm/ogm.js';
 import type { GraphOption } from '../../registration/classes.js';
+import { ConnectorSet } from '../../connectors/connector-set.js';
+import { defaultConnectorRegistry } from '../../connectors/registry.js';
+import { wiringOf } from '../../connectors/wiring.js';
 import { ActivityFeed, type ActivityKind } from './activity-feed.js';
 import { Mode } from './mode.js';
 import type { ResolvedOptions } from '../options.js';
@@ -23,6 +26,8 @@ export class MiddlewareContext {
   readonly activity: ActivityFeed | undefined;
   readonly registry = new Registry();
   readonly queue = new WorkQueue();
+  /** The semantic connectors of the resource (empty until start, and in watchdog mode). */
+  readonly connectors: ConnectorSet;
   /** The graph option every registration call gets. */
   readonly graph: GraphOption;
   phase: Phase = 'new';
@@ -39,6 +44,13 @@ export class MiddlewareContext {
       ...(options.resourceIri ? { resource: options.resourceIri } : {}),
     });
     this.activity = options.activityFeed ? new ActivityFeed(options.activityCapacity) : undefined;
+    this.connectors = new ConnectorSet({
+      registry: options.connectorRegistry ?? defaultConnectorRegistry(),
+      wiring: wiringOf(options.autoregisterConnectors, options.connectorSyncDirection),
+      ...(options.ensureTransport && { ensureTransport: options.ensureTransport }),
+      logger: this.logger,
+      maxAgeMs: options.connectorMaxAge === null ? null : options.connectorMaxAge * 1000,
+    });
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
   }

@@ -90,10 +90,12 @@ export class Lifecycle {
     const { serviceIri, address } = ctx.service('start');
     try {
       await registerServiceAndParts(ctx);
+      await ctx.connectors.start(ctx.ogm.db, ctx.options.resourceIri!);
       await reconstructQueue(ctx, serviceIri);
       await makeServiceReachable(ctx.ogm, serviceIri, address, { heartbeat: new Date(), ...ctx.graph });
     } catch (error) {
       ctx.queue.clear();
+      await ctx.connectors.close();
       await deregisterService(ctx.ogm, serviceIri, ctx.graph).catch((e: unknown) =>
         ctx.logger.error({ err: e, service: serviceIri }, 'start failed and the Service could not be deregistered'),
       );
@@ -154,6 +156,7 @@ export class Lifecycle {
     await this.drainInFlight();
     ctx.queue.clear();
     await this.deregister();
+    await ctx.connectors.close();
     ctx.record('stopped', { service: ctx.serviceIri });
     ctx.activity?.close();
     if (this.httpServer) await closeServer(this.httpServer, Math.min(ctx.options.shutdownGraceMs, 1000));
@@ -206,8 +209,7 @@ export class Lifecycle {
 
 /** Logs options that are accepted but have no effect, or that will misbehave. */
 function adviseOnOptions(ctx: MiddlewareContext): void {
-  const { connectorRegistry, heartbeatInterval, stalenessThreshold, mode } = ctx.options;
-  if (connectorRegistry) ctx.logger.info('connectorRegistry given: this package has no semantic connectors, so it is not used');
+  const { heartbeatInterval, stalenessThreshold, mode } = ctx.options;
   if (mode === Mode.RESOURCE && heartbeatInterval !== null && heartbeatInterval >= stalenessThreshold) {
     ctx.logger.warn(
       { heartbeatInterval, stalenessThreshold },

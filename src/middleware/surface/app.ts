@@ -12,6 +12,7 @@ import { patchRootRoutes } from './root-routes.js';
 import { mountActivity } from './routes/activity.js';
 import { mountActivityStream } from './routes/activity-stream.js';
 import { mountHealth } from './routes/health.js';
+import { mountParameters } from './routes/parameters.js';
 import { mountState } from './routes/state.js';
 import { mountTrigger } from './routes/trigger.js';
 import { mountWorkflows } from './routes/workflows.js';
@@ -63,6 +64,7 @@ export function createApp(surface: HttpSurface, options: AppOptions = {}): expre
     mountTrigger(app, surface, json);
     mountWorkflows(app, surface, json);
     mountState(app, surface);
+    mountParameters(app, surface, json);
     mountActivity(app, surface);
     mountActivityStream(app, surface, {
       heartbeatMs: options.activityHeartbeatMs ?? LIMITS.activityStreamHeartbeatMs,

@@ -7,6 +7,7 @@
  */
 import type { Logger } from '../../lib/logger.js';
 import type { ActivityFeed } from '../runtime/activity-feed.js';
+import type { ConnectorSet } from '../../connectors/connector-set.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -26,6 +27,9 @@ export interface TriggerAnswer {
   status: 'queued';
 }
 
+/** What the parameter routes ask of the semantic connectors. */
+export type ParameterSurface = Pick<ConnectorSet, 'list' | 'read' | 'write'>;
+
 /** What the HTTP surface serves; supplied by the middleware. */
 export interface HttpSurface {
   /** Body of `GET /` (served as a JSON string). */
@@ -44,6 +48,8 @@ export interface HttpSurface {
   live(): boolean;
   /** Readiness for `GET /readyz`: registered (in resource mode) and the store answers. */
   ready(): Promise<boolean>;
+  /** The semantic connectors' parameters; `/parameters` lists none without them. */
+  parameters?: ParameterSurface;
   /** The activity feed, when enabled; `/activity` answers 404 otherwise. */
   activity?: ActivityFeed;
   /** Largest accepted request body in bytes (default LIMITS.httpBodyLimitBytes). */

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type { MqttClient } from 'mqtt';
+import { inf, OWL, RDFS, XSD } from '../../src/vocab/index.js';
+import { brokerAddress } from '../support/broker.js';
+
+/** Test-only domain vocabulary: a component link and two MQTT parameters. */
+export const EX = 'urn:test:connectors#';
+
+/** A Turtle string literal (JSON escapes are Turtle escapes for what we write). */
+export const lit = (text: string): string => JSON.stringify(text);
+
+/** A parameter node as the reference's seed data writes it. */
+export interface ParameterNode {
+  holder: string;
+  property: string;
+  mode?: string;
+  topic?: string;
+  setTopic?: string;
+  host?: string;
+  port?: number | string;
+  valuePath?: string;
+}
+
+/** The interface axioms plus the test domain (float speed, boolean occupancy, string label). */
+export const TBOX = `
+<${inf.isInterfaceAccessibleMQTTParameter}> <${RDFS('subPropertyOf')}> <${inf.isInterfaceAccessibleParameter}> .
+<${EX}hasSpeed> <${RDFS('subPropertyOf')}> <${inf.isInterfaceAccessibleMQTTParameter}> ;
+  <${RDFS('range')}> [ <${OWL('intersectionOf')}> ( [ <${OWL('onProperty')}> <${inf.hasValue}> ; <${OWL('allValuesFrom')}> <${XSD('float')}> ] ) ] .
+<${EX}isOccupied> <${RDFS('subPropertyOf')}> <${inf.isInterfaceAccessibleMQTTParameter}> ;
+  <${RDFS('range')}> [ <${OWL('intersectionOf')}> ( [ <${OWL('onProperty')}> <${inf.hasValue}> ; <${OWL('allValuesFrom')}> <${XSD('boolean')}> ] ) ] .
+<${EX}hasLabel> <${RDFS('subPropertyOf')}> <${inf.isInterfaceAccessibleMQTTParameter}> ;
+  <${RDFS('range')}> [ <${OWL('onProperty')}> <${inf.hasValue}> ; <${OWL('allValuesFrom')}> <${XSD('string')}> ] .
+`;
+
+/** Turtle of parameter nodes on the test broker (host and port default to MQTT_URL's). */
+export function parametersTurtle(nodes: readonly ParameterNode[]): string {
+  const { host, port } = brokerAddress();
+  return nodes
+    .map((n) => {
+      const facts = [
+        n.mode && `<${inf.accessMode}> ${lit(n.mode)}`,
+        n.topic !== undefined && `<${inf.hasMQTTTopic}> ${lit(n.topic)}`,
+        n.setTopic !== undefined && `<${inf.hasMQTTSetTopic}> ${lit(n.setTopic)}`,
+        `<${inf.hasMQTTBrokerIP}> ${lit(n.host ?? host)}`,
+        `<${inf.hasMQTTBrokerPort}> "${n.port ?? port}"^^<${XSD('integer')}>`,
+        n.valuePath !== undefined && `<${inf.hasMQTTValuePath}> ${lit(n.valuePath)}`,
+      ].filter(Boolean);
+      return `<${n.holder}> <${n.property}> [ ${facts.join(' ; ')} ] .`;
+    })
+    .join('\n');
+}
+
+/** A unique topic prefix per test, so retained or late messages never cross tests. */
+export const topicPrefix = (): string => `sm-test-${randomBytes(4).toString('hex')}`;
+
+/** A connected test client on the broker, and the messages it received per topic. */
+export async function testClient(): Promise<{
+  client: MqttClient;
+  received: Map<string, string[]>;
+  subscribe(topic: string): Promise<void>;
+}> {
+  const mqtt = await import('mqtt');
+  const { host, port } = brokerAddress();
+  const client = await mqtt.connectAsync({ host, port, protocol: 'mqtt', reconnectPeriod: 0 });
+  const received = new Map<string, string[]>();
+  client.on('message', (topic, payload) => received.set(topic, [...(received.get(topic) ?? []), payload.toString('utf8')]));
+  return {
+    client,
+    received,
+    subscribe: async (topic) => void (await client.subscribeAsync(topic, { qos: 1 })),
+  };
+}
