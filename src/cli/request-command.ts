@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { ValueError } from '../errors.js';
 import { tokenProblem } from '../http/bearer-auth.js';
+import { readSecretFile } from '../lib/secret-file.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { OGM } from '../ogm/index.js';
@@ -55,18 +55,18 @@ function parseData(text: string | undefined): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-/** The token for receivers: the first line of `--token-file`, else `SIDECAR_OUTGOING_TOKEN`, else none. */
-async function outgoingToken(file: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/**
+ * The token for receivers: the first line of `--token-file`, else `SIDECAR_OUTGOING_TOKEN`, else
+ * none. An empty `SIDECAR_OUTGOING_TOKEN_FILE` counts as unset, as every empty variable does.
+ */
+function outgoingToken(file: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   let token = env.SIDECAR_OUTGOING_TOKEN || undefined;
   let what = 'SIDECAR_OUTGOING_TOKEN';
-  if (file !== undefined) {
+  if (file) {
     what = `--token-file ${JSON.stringify(file)}`;
-    try {
-      // Secret files usually end with a newline that is not part of the token.
-      token = (await readFile(file, 'utf8')).split(/\r?\n/u)[0] ?? '';
-    } catch (error) {
-      throw new UsageError(`${what} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { cause: error });
-    }
+    const read = readSecretFile(file);
+    if ('problem' in read) throw new UsageError(`${what} ${read.problem}`);
+    token = read.secret;
   }
   const problem = token === undefined ? undefined : tokenProblem(token);
   if (problem !== undefined) throw new UsageError(`${what}: the token ${problem}`);
@@ -86,7 +86,7 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
   const data = parseData(flags.data);
   const timeoutMs = integerFlag(flags.timeout, '--timeout', 1, 86_400) * 1000;
   const logger = cliLogger(flags.logLevel);
-  const token = await outgoingToken(flags.tokenFile, io.env);
+  const token = outgoingToken(flags.tokenFile, io.env);
   const store = await openStoreFromFlag(flags.store, io.env);
   try {
     const ogm = new OGM({ store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
