@@ -62,6 +62,8 @@ export const LIMITS = Object.freeze({
   loopBackoffMaxMs: 30_000,
   /** Default time a device gets to answer a proxied workflow or state call. */
   deviceTimeoutMs: 10_000,
+  /** How long a sidecar's start-up probe of its device waits before saying it does not answer. */
+  deviceProbeAtStartMs: 2_000,
   /** Longest long-poll of an Operation's status on the local API. */
   longPollMaxMs: 30_000,
   /** Interval at which waiting for an Operation's terminal status re-reads the graph. */

@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../lib/logger.js';
+import { LIMITS } from '../limits.js';
 import { openDevice, operationRunner, stateProxy, workflowProxy, type DeviceClient } from '../device/index.js';
 import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
@@ -38,6 +39,19 @@ function deviceClient(config: SidecarConfig, logger: Logger): DeviceClient | und
   const device = config.device;
   if (device === undefined) return undefined;
   return openDevice(device.target, { logger });
+}
+
+/**
+ * Says once, at start, when the device does not answer. The sidecar keeps running (a bridge may
+ * start after it), but a silent start hides that every call routed to it will fail.
+ */
+function reportUnreachableDevice(device: DeviceClient, logger: Logger): void {
+  device.health({ timeoutMs: LIMITS.deviceProbeAtStartMs }).then(
+    (health) => {
+      if (!health.reachable) logger.warn({ reason: health.error.message }, 'the device does not answer: its calls fail until it does');
+    },
+    () => undefined, // stopped before the probe ended
+  );
 }
 
 function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient | undefined, logger: Logger): SemanticMiddleware {
@@ -105,6 +119,7 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
     device = deviceClient(config, logger);
     const middleware = (mw = buildMiddleware(config, ogm, device, options.logger));
     const localApi = await startParts(config, middleware, logger);
+    if (device !== undefined) reportUnreachableDevice(device, logger);
     return sidecarHandle({ middleware, store, device, localApi });
   } catch (err) {
     await mw?.stop().catch((e: unknown) => logger.warn({ err: e }, 'stopping after a failed start failed'));

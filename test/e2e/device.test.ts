@@ -76,6 +76,37 @@ describe("a sidecar's workflow and state routes", () => {
     expect((await unixRequest(deviceSocket, 'GET', '/state/door')).json).toBe('closed');
   }, 30_000);
 
+  it('should say at start when the device does not answer, and stay quiet when it does', async () => {
+    const missing = join(dir, 'no-bridge.sock');
+    const lonely = await startSidecar(
+      group,
+      'door1-no-bridge',
+      [
+        '--config',
+        DOOR1_CONFIG,
+        '--store',
+        'memory',
+        '--port',
+        '0',
+        '--device',
+        `unix:${missing}`,
+        '--local-api-socket',
+        join(dir, 'l2.sock'),
+      ],
+      { cwd: dir, env: { STATE_DIRECTORY: join(dir, 'state-2') } },
+    );
+    const warning = await lonely.proc.waitFor(
+      () => lonely.proc.logs().find((l) => l.msg === 'the device does not answer: its calls fail until it does'),
+      'the unreachable-device warning',
+    );
+    expect(warning).toMatchObject({ level: 40 });
+    expect(String(warning.reason)).toContain(missing);
+    expect(warning).not.toHaveProperty('stack');
+    expect(lonely.proc.running).toBe(true);
+    await lonely.proc.kill('SIGTERM');
+    expect(door.proc.logs().filter((l) => l.msg === 'the device does not answer: its calls fail until it does')).toEqual([]);
+  }, 60_000);
+
   it('should answer 404 with a JSON detail for an unknown workflow or state', async () => {
     const workflow = await post('/workflows/levitate/execute');
     expect(workflow.status).toBe(404);
