@@ -67,7 +67,9 @@ export async function startBridge(group: ProcessGroup, name: string, options: Br
   if (options.delayMs !== undefined) args.push('--delay-ms', String(options.delayMs));
   const proc = group.spawn(name, BRIDGE, args);
   const listening = await proc.waitFor(() => jsonLines(proc.stdout).find((l) => l.event === 'listening'), 'listening line');
-  const requests = (): BridgeRequest[] => jsonLines(proc.stdout).filter((l) => l.event === 'request') as unknown as BridgeRequest[];
+  // A sidecar's start-up health probe (HEAD) is no device call: the calls are the GETs and POSTs.
+  const requests = (): BridgeRequest[] =>
+    jsonLines(proc.stdout).filter((l) => l.event === 'request' && l.method !== 'HEAD') as unknown as BridgeRequest[];
   return {
     proc,
     ...(typeof listening.socket === 'string' && { socket: listening.socket }),
