@@ -35,23 +35,17 @@ async function get(path: string): Promise<{ status: number; json: unknown }> {
   return { status: res.status, json: await res.json() };
 }
 
+/** door1's sidecar on an in-memory store, any free port, with `device` and its own local API socket. */
+function door1Args(device: string, localApiSocket: string): string[] {
+  return ['--config', DOOR1_CONFIG, '--store', 'memory', '--port', '0', '--device', device, '--local-api-socket', localApiSocket];
+}
+
 beforeAll(async () => {
   await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), 'sm-e2e-device-'));
   deviceSocket = join(dir, 'door1-device.sock');
   bridge = await startBridge(group, 'door1-bridge', { kind: 'door', socket: deviceSocket });
-  const args = [
-    '--config',
-    DOOR1_CONFIG,
-    '--store',
-    'memory',
-    '--port',
-    '0',
-    '--device-socket',
-    deviceSocket,
-    '--local-api-socket',
-    join(dir, 'local.sock'),
-  ];
+  const args = door1Args(`unix:${deviceSocket}`, join(dir, 'local.sock'));
   door = await startSidecar(group, 'door1', args, {
     cwd: dir,
     env: { STATE_DIRECTORY: join(dir, 'state'), SIDECAR_DEVICE_TIMEOUT_MS: String(DEVICE_TIMEOUT_MS) },
@@ -78,23 +72,10 @@ describe("a sidecar's workflow and state routes", () => {
 
   it('should say at start when the device does not answer, and stay quiet when it does', async () => {
     const missing = join(dir, 'no-bridge.sock');
-    const lonely = await startSidecar(
-      group,
-      'door1-no-bridge',
-      [
-        '--config',
-        DOOR1_CONFIG,
-        '--store',
-        'memory',
-        '--port',
-        '0',
-        '--device',
-        `unix:${missing}`,
-        '--local-api-socket',
-        join(dir, 'l2.sock'),
-      ],
-      { cwd: dir, env: { STATE_DIRECTORY: join(dir, 'state-2') } },
-    );
+    const lonely = await startSidecar(group, 'door1-no-bridge', door1Args(`unix:${missing}`, join(dir, 'l2.sock')), {
+      cwd: dir,
+      env: { STATE_DIRECTORY: join(dir, 'state-2') },
+    });
     const warning = await lonely.proc.waitFor(
       () => lonely.proc.logs().find((l) => l.msg === 'the device does not answer: its calls fail until it does'),
       'the unreachable-device warning',
