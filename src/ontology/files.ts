@@ -26,6 +26,7 @@ export const BUNDLED_ONTOLOGY_FILES: readonly OntologyFile[] = Object.freeze([
   { name: 'core', path: bundled('core.ttl'), graph: ONTOLOGY_GRAPHS.core },
   { name: 'service', path: bundled('service.ttl'), graph: ONTOLOGY_GRAPHS.service },
   { name: 'mes', path: bundled('mes.ttl'), graph: ONTOLOGY_GRAPHS.mes },
+  { name: 'middleware', path: bundled('middleware.ttl'), graph: ONTOLOGY_GRAPHS.middleware },
   { name: 'shapes', path: bundled('shapes.ttl'), graph: ONTOLOGY_GRAPHS.shapes },
 ]);
 

@@ -10,6 +10,8 @@ export const ONTOLOGY_GRAPHS = Object.freeze({
   service: 'https://w3id.org/circularfactory/Service',
   /** `ontology/mes.ttl`: the MES module (`mes:`). */
   mes: 'https://w3id.org/circularfactory/MES',
+  /** `ontology/middleware.ttl`: this project's own terms (`sm:`), beside the shared modules. */
+  middleware: 'https://w3id.org/semantic-middleware',
   /** `ontology/shapes.ttl`: the SHACL shapes checked by the OGM. */
   shapes: 'https://w3id.org/semantic-middleware/shapes',
   /** `ontology/examples/plant.ttl`: the example plant (demo and tests only, not provisioned by default). */

@@ -97,9 +97,10 @@ describe('semantic-sidecar', () => {
       ONTOLOGY_GRAPHS.core,
       ONTOLOGY_GRAPHS.service,
       ONTOLOGY_GRAPHS.mes,
+      ONTOLOGY_GRAPHS.middleware,
       ONTOLOGY_GRAPHS.shapes,
     ]);
-    expect(lines.at(-1)).toMatchObject({ msg: 'ontology load finished', loaded: 4, unchanged: 0 });
+    expect(lines.at(-1)).toMatchObject({ msg: 'ontology load finished', loaded: 5, unchanged: 0 });
   });
 
   it('should take the store from SM_STORE and skip unchanged modules on a second run', () => {
@@ -107,7 +108,7 @@ describe('semantic-sidecar', () => {
     expect(cli(['ontology', 'load'], env).status).toBe(0);
     const second = cli(['ontology', 'load'], env);
     expect(second.status).toBe(0);
-    expect(logLines(second.stderr).at(-1)).toMatchObject({ msg: 'ontology load finished', loaded: 0, unchanged: 4 });
+    expect(logLines(second.stderr).at(-1)).toMatchObject({ msg: 'ontology load finished', loaded: 0, unchanged: 5 });
   });
 
   it('should load a given file into the graph its ontology header names', () => {

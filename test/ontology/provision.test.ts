@@ -47,11 +47,12 @@ describe('provisionOntology', () => {
       ['core', ONTOLOGY_GRAPHS.core, 'loaded'],
       ['service', ONTOLOGY_GRAPHS.service, 'loaded'],
       ['mes', ONTOLOGY_GRAPHS.mes, 'loaded'],
+      ['middleware', ONTOLOGY_GRAPHS.middleware, 'loaded'],
       ['shapes', ONTOLOGY_GRAPHS.shapes, 'loaded'],
     ]);
-    expect(report).toMatchObject({ loaded: 4, unchanged: 0 });
+    expect(report).toMatchObject({ loaded: 5, unchanged: 0 });
     expect(await graphs(store)).toEqual(
-      [ONTOLOGY_GRAPHS.core, ONTOLOGY_GRAPHS.service, ONTOLOGY_GRAPHS.mes, ONTOLOGY_GRAPHS.shapes].sort(),
+      [ONTOLOGY_GRAPHS.core, ONTOLOGY_GRAPHS.service, ONTOLOGY_GRAPHS.mes, ONTOLOGY_GRAPHS.middleware, ONTOLOGY_GRAPHS.shapes].sort(),
     );
     for (const m of report.modules) {
       expect(m.hash).toMatch(/^sha256:[0-9a-f]{64}$/u);
@@ -79,8 +80,8 @@ describe('provisionOntology', () => {
     const dump = await store.dump();
     const requests = store.requestCount;
     const report = await provisionOntology(store);
-    expect(store.requestCount - requests).toBe(4); // one ASK per module, nothing written
-    expect(report).toMatchObject({ loaded: 0, unchanged: 4 });
+    expect(store.requestCount - requests).toBe(5); // one ASK per module, nothing written
+    expect(report).toMatchObject({ loaded: 0, unchanged: 5 });
     expect(report.modules.every((m) => m.status === 'unchanged' && m.triples === undefined)).toBe(true);
     expect(await count(store)).toBe(before);
     expect(await store.dump()).toBe(dump);
@@ -121,7 +122,7 @@ describe('provisionOntology', () => {
     expect(await holds(ONTOLOGY_GRAPHS.mes, MES('PutAbility'))).toBe(true);
 
     const report = await provisionOntology(store);
-    expect(report.modules.map((m) => m.status)).toEqual(['unchanged', 'loaded', 'loaded', 'unchanged']);
+    expect(report.modules.map((m) => m.status)).toEqual(['unchanged', 'loaded', 'loaded', 'unchanged', 'unchanged']);
     expect(await holds(ONTOLOGY_GRAPHS.mes, MES('PutAbility'))).toBe(false);
     expect(await holds(ONTOLOGY_GRAPHS.service, SVC('realizes'))).toBe(false);
     expect(await holds(ONTOLOGY_GRAPHS.mes, mes.Put)).toBe(true);
@@ -134,7 +135,7 @@ describe('provisionOntology', () => {
     const hash = `${sparqlIri(ONTOLOGY_GRAPHS.core)} ${sparqlIri(sm.contentHash)} ?h .`;
     await store.update(`DELETE { ${inGraph(ONTOLOGY_GRAPHS.core, hash)} } WHERE { ${inGraph(ONTOLOGY_GRAPHS.core, hash)} }`);
     const report = await provisionOntology(store);
-    expect(report.modules.map((m) => m.status)).toEqual(['loaded', 'unchanged', 'unchanged', 'unchanged']);
+    expect(report.modules.map((m) => m.status)).toEqual(['loaded', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
     expect(await count(store, ONTOLOGY_GRAPHS.core)).toBe(triples);
   });
 
@@ -145,10 +146,10 @@ describe('provisionOntology', () => {
       onProgress: (e) => events.push(e),
       logger: { info: (obj, msg) => lines.push({ obj, msg }) },
     });
-    expect(events.filter((e) => e.phase === 'start').map((e) => (e.phase === 'start' ? e.name : ''))).toEqual(['core', 'service', 'mes', 'shapes']);
-    expect(events.filter((e) => e.phase === 'done')).toHaveLength(4);
+    expect(events.filter((e) => e.phase === 'start').map((e) => (e.phase === 'start' ? e.name : ''))).toEqual(['core', 'service', 'mes', 'middleware', 'shapes']);
+    expect(events.filter((e) => e.phase === 'done')).toHaveLength(5);
     expect(events.some((e) => e.phase === 'write' && e.written > 0)).toBe(true);
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     expect(lines[0]).toEqual({ msg: 'ontology module loaded', obj: expect.objectContaining({ module: 'core', graph: ONTOLOGY_GRAPHS.core, status: 'loaded' }) });
   });
 });
