@@ -306,7 +306,10 @@ async function measure(url) {
       },
       {
         title: `memory per ${PARAMS} parameters`,
-        meta: { measured: `heap used after two full GCs, and RSS, before and after; median of ${MEMORY_RUNS} runs` },
+        meta: {
+          measured: `heap used after two full GCs, and RSS, before and after; median of ${MEMORY_RUNS} runs`,
+          note: 'RSS moves by whole allocator pages and what the GC returns to the system; the heap is the figure to compare',
+        },
         rows: memorySection.rows,
       },
     ];
