@@ -16,9 +16,12 @@ describe('decodeUtf8Body', () => {
     expect(decodeUtf8Body(Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe('\uFEFF{}');
   });
 
-  it.each(INVALID.map((b) => [b.toString('hex'), b]))('should refuse %s with a 400 rather than substitute U+FFFD', (_hex, bytes) => {
-    expect(() => decodeUtf8Body(bytes)).toThrow(new HttpError(400, INVALID_UTF8_DETAIL));
-  });
+  it.each(INVALID.map((b) => [b.toString('hex'), b] as const))(
+    'should refuse %s with a 400 rather than substitute U+FFFD',
+    (_hex, bytes) => {
+      expect(() => decodeUtf8Body(bytes)).toThrow(new HttpError(400, INVALID_UTF8_DETAIL));
+    },
+  );
 });
 
 describe('jsonBody', () => {
@@ -38,13 +41,13 @@ describe('jsonBody', () => {
   const post = (body: Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     fetch(`${served.url}/echo`, { method: 'POST', headers, body });
 
-  it.each(INVALID.map((b) => [b.toString('hex'), b]))(
+  it.each(INVALID.map((b) => [b.toString('hex'), b] as const))(
     'should answer a body of invalid UTF-8 (%s) with a 400 that says so, passing nothing on',
     async (_hex, bytes) => {
       const before = received.length;
       for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json; charset=UTF-8' }, {}]) {
         const res = await post(bytes, headers);
-        expect({ status: res.status, body: (await res.json()) }).toEqual({ status: 400, body: { detail: INVALID_UTF8_DETAIL } });
+        expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { detail: INVALID_UTF8_DETAIL } });
       }
       const zipped = await post(gzipSync(bytes), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       expect(zipped.status).toBe(400);
