@@ -45,7 +45,12 @@ describe('jsonBody', () => {
     'should answer a body of invalid UTF-8 (%s) with a 400 that says so, passing nothing on',
     async (_hex, bytes) => {
       const before = received.length;
-      for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'application/json; charset=UTF-8' }, {}]) {
+      const headerSets: Record<string, string>[] = [
+        { 'content-type': 'application/json' },
+        { 'content-type': 'application/json; charset=UTF-8' },
+        {},
+      ];
+      for (const headers of headerSets) {
         const res = await post(bytes, headers);
         expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { detail: INVALID_UTF8_DETAIL } });
       }
