@@ -8,6 +8,7 @@ const all = {
   sidecar: () => import('./sidecar.bench.mjs'),
   load: () => import('./load.bench.mjs'),
   'heartbeat-scale': () => import('./heartbeat-scale.bench.mjs'),
+  'cli-start': () => import('./cli-start.bench.mjs'),
 };
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(all);
 for (const name of names) {

@@ -118,7 +118,6 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
 export function registerRequestCommand(program: Command, io: CliIo): void {
   program
     .command('request')
-    .description('dispatch an Operation to a reachable receiver of a Capability')
     .requiredOption('--capability <class>', 'Capability class to dispatch to (CURIE or IRI)')
     .requiredOption('--operation-class <class>', 'class of the Operation created')
     .option('--target <iri>', 'only a Service of this resource')
