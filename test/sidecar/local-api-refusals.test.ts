@@ -59,6 +59,6 @@ describe('the local API', () => {
   it.each(['/operations', '/handovers'])('should refuse a body of invalid UTF-8 on POST %s with a 400', async (path) => {
     const body = Buffer.concat([Buffer.from('{"capabilityClass":"urn:x:'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const res = await call('POST', path, body);
-    expect({ status: res.status, body: (await res.json()) }).toEqual({ status: 400, body: { detail: INVALID_UTF8_DETAIL } });
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { detail: INVALID_UTF8_DETAIL } });
   });
 });
