@@ -109,7 +109,6 @@ function receiverTable(receivers: readonly DiscoveredReceiver[]): string {
 export function registerDiscoverCommand(program: Command, io: CliIo): void {
   program
     .command('discover')
-    .description('list the reachable receivers of a Capability class, freshest heartbeat first')
     .requiredOption('--capability <class>', 'Capability class: an IRI or a CURIE (cfc:, svc:, mes:, plant:)')
     .addOption(storeOption())
     .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)

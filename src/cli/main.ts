@@ -1,27 +1,61 @@
 import { Command, CommanderError } from 'commander';
-import { registerDiscoverCommand } from './discover-command.js';
 import { CommandFailure, EXIT, UsageError } from './exit-codes.js';
 import { processIo, type CliIo } from './io.js';
-import { registerOntologyCommand } from './ontology-command.js';
-import { registerStatusCommand } from './status-command.js';
-import { registerStoreCommand } from './store-command.js';
-import { registerStartCommand } from './start-command.js';
-import { registerWatchdogCommand } from './watchdog-command.js';
-import { registerRequestCommand } from './request-command.js';
 import { packageVersion } from './version.js';
 
+/** What a command module exports: adds its command (options, help, action) to the program. */
+export type RegisterCommand = (program: Command, io: CliIo) => void;
+
+/** A command of the CLI, as the top-level help lists it. */
+interface CommandEntry {
+  readonly name: string;
+  /** Its line in the top-level help, and the description of its own help. */
+  readonly summary: string;
+  /** Its module, imported only when the command runs (or its help is asked for). */
+  readonly load: () => Promise<RegisterCommand>;
+}
+
 /**
- * The commands, each added by its module's `register*Command(program, io)`. A new command is
- * one module and one line here; main.ts stays a registry.
+ * The commands. Each module is loaded only when its command runs, so `--version`, `--help` and
+ * every command load none of the others' dependencies (express, oxigraph, the SHACL validator,
+ * mqtt...). A new command is one module and one line here.
  */
-const COMMANDS: readonly ((program: Command, io: CliIo) => void)[] = [
-  registerStartCommand,
-  registerWatchdogCommand,
-  registerRequestCommand,
-  registerOntologyCommand,
-  registerStoreCommand,
-  registerDiscoverCommand,
-  registerStatusCommand,
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'start',
+    summary: "run one resource's sidecar (register, heartbeat, serve, proxy to the device)",
+    load: async () => (await import('./start-command.js')).registerStartCommand,
+  },
+  {
+    name: 'watchdog',
+    summary: 'sweep stale Services and fail the Operations stranded on their resources',
+    load: async () => (await import('./watchdog-command.js')).registerWatchdogCommand,
+  },
+  {
+    name: 'request',
+    summary: 'dispatch an Operation to a reachable receiver of a Capability',
+    load: async () => (await import('./request-command.js')).registerRequestCommand,
+  },
+  {
+    name: 'ontology',
+    summary: 'manage the ontology modules in the store',
+    load: async () => (await import('./ontology-command.js')).registerOntologyCommand,
+  },
+  {
+    name: 'store',
+    summary: 'run the embedded store for several processes',
+    load: async () => (await import('./store-command.js')).registerStoreCommand,
+  },
+  {
+    name: 'discover',
+    summary: 'list the reachable receivers of a Capability class, freshest heartbeat first',
+    load: async () => (await import('./discover-command.js')).registerDiscoverCommand,
+  },
+  {
+    name: 'status',
+    summary: "show a resource's Services, Capabilities and queued or running Operations",
+    load: async () => (await import('./status-command.js')).registerStatusCommand,
+  },
 ];
 
 const EXAMPLES = `
@@ -39,8 +73,22 @@ Exit codes: 0 success, 1 failure (or nothing found), 2 usage error. Results go t
 (JSON lines) and messages to stderr. Every command has --help with examples.
 `;
 
-/** The `semantic-sidecar` command tree, writing to `io`. Commander never exits the process itself. */
-export function buildProgram(io: CliIo = processIo): Command {
+/**
+ * The command `args` (process.argv without node and script) runs: the first word, or the one
+ * after `help`. The program's own options (`--version`, `--help`) take no value, so the first
+ * word is never an option's value.
+ */
+function invokedCommand(args: readonly string[]): string | undefined {
+  const words = args.filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/**
+ * The `semantic-sidecar` command tree for `argv` (node and script first), writing to `io`: the
+ * command `argv` runs is loaded whole, every other one is only its name and summary (enough for
+ * the top-level help and for suggestions after a typo). Commander never exits the process itself.
+ */
+export async function buildProgram(argv: readonly string[], io: CliIo = processIo): Promise<Command> {
   const program = new Command('semantic-sidecar')
     .description('Registers a shop-floor resource in a SPARQL knowledge graph and coordinates work between resources.')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -49,7 +97,12 @@ export function buildProgram(io: CliIo = processIo): Command {
     .showSuggestionAfterError()
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
     .addHelpText('after', EXAMPLES);
-  for (const register of COMMANDS) register(program, io);
+  const invoked = invokedCommand(argv.slice(2));
+  for (const { name, summary, load } of COMMANDS) {
+    if (name === invoked) (await load())(program, io);
+    else program.command(name);
+    program.commands.find((command) => command.name() === name)?.description(summary);
+  }
   return program;
 }
 
@@ -59,7 +112,7 @@ export function buildProgram(io: CliIo = processIo): Command {
  */
 export async function run(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   try {
-    await buildProgram(io).parseAsync([...argv]);
+    await (await buildProgram(argv, io)).parseAsync([...argv]);
     return EXIT.OK;
   } catch (error) {
     // Commander has already printed its own message (unknown command, missing option, help).

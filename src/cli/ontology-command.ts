@@ -53,7 +53,7 @@ export async function runOntologyLoad(files: string[], options: OntologyLoadOpti
 
 /** Adds `ontology load` to the program. */
 export function registerOntologyCommand(program: Command, io: CliIo): void {
-  const ontology = program.command('ontology').description('manage the ontology modules in the store');
+  const ontology = program.command('ontology');
   ontology
     .command('load')
     .description(

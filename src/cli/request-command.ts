@@ -12,6 +12,9 @@ import { CommandFailure, UsageError } from './exit-codes.js';
 import { cliLogger, integerFlag, logLevelOption, openStoreFromFlag, storeOption } from './flags.js';
 import type { CliIo } from './io.js';
 
+/** The `mode` of the log lines of `semantic-sidecar request`: a caller, not a resource or a watchdog. */
+export const REQUEST_MODE = 'request';
+
 /** Parsed options of `request`. */
 export interface RequestFlags {
   capability: string;
@@ -85,7 +88,9 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
   const graph = flags.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(flags.graph, '--graph');
   const data = parseData(flags.data);
   const timeoutMs = integerFlag(flags.timeout, '--timeout', 1, 86_400) * 1000;
-  const logger = cliLogger(flags.logLevel);
+  // The middleware below runs in watchdog mode only because that mode registers nothing; the
+  // log lines say what this process is.
+  const logger = cliLogger(flags.logLevel).child({ mode: REQUEST_MODE });
   const token = outgoingToken(flags.tokenFile, io.env);
   const store = await openStoreFromFlag(flags.store, io.env);
   try {
@@ -113,7 +118,6 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
 export function registerRequestCommand(program: Command, io: CliIo): void {
   program
     .command('request')
-    .description('dispatch an Operation to a reachable receiver of a Capability')
     .requiredOption('--capability <class>', 'Capability class to dispatch to (CURIE or IRI)')
     .requiredOption('--operation-class <class>', 'class of the Operation created')
     .option('--target <iri>', 'only a Service of this resource')

@@ -99,10 +99,7 @@ export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal):
 
 /** Adds `start` to the program. */
 export function registerStartCommand(program: Command, io: CliIo): void {
-  const command = program
-    .command('start')
-    .description("run one resource's sidecar (register, heartbeat, serve, proxy to the device)")
-    .option('-c, --config <file>', 'YAML or JSON configuration file (env SIDECAR_CONFIG)');
+  const command = program.command('start').option('-c, --config <file>', 'YAML or JSON configuration file (env SIDECAR_CONFIG)');
   addSettingOptions(command, 'start')
     .addHelpText('after', HELP)
     .action((flags: StartFlags) => untilShutdown((signal) => runStart(flags, io, signal)));

@@ -131,7 +131,6 @@ function indent(block: string): string {
 export function registerStatusCommand(program: Command, io: CliIo): void {
   program
     .command('status')
-    .description("show a resource's Services, Capabilities and queued or running Operations")
     .requiredOption('--resource <iri>', 'the resource: an IRI or a CURIE (cfc:, svc:, mes:, plant:)')
     .addOption(storeOption())
     .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)

@@ -100,7 +100,7 @@ async function readToken(file: string): Promise<string> {
 
 /** Adds `store serve` to the program. */
 export function registerStoreCommand(program: Command, io: CliIo): void {
-  const store = program.command('store').description('run the embedded store for several processes');
+  const store = program.command('store');
   store
     .command('serve')
     .description('serve the embedded store over the SPARQL 1.1 Protocol (loopback by default)')

@@ -105,7 +105,6 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
 export function registerWatchdogCommand(program: Command, io: CliIo): void {
   const command = program
     .command('watchdog')
-    .description('sweep stale Services and fail the Operations stranded on their resources')
     .option('-c, --config <file>', 'YAML or JSON configuration file (env SIDECAR_CONFIG)')
     .option('--once', 'sweep one time, print the swept Services, exit');
   addSettingOptions(command, 'watchdog')

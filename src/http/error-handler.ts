@@ -1,6 +1,6 @@
 /**
- * The last two handlers of every JSON server: the 404 for whatever no route matched, and the one
- * error middleware that answers every error `{"detail": "..."}` with its status (FastAPI's form).
+ * The last handlers of every JSON server: the 405 behind a path's routes, the 404 for whatever no
+ * route matched, and the one error middleware that answers every error `{"detail": "..."}` with its status (FastAPI's form).
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -13,6 +13,22 @@ import { writeJson } from './json-response.js';
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new HttpError(404, `no route for ${req.method} ${preview(req.path)}`));
 };
+
+/**
+ * The handler behind a path's routes that answers every other method 405 with an `Allow` header
+ * (RFC 9110 §15.5.6), as FastAPI does, where falling through to {@link notFound} would say the
+ * path does not exist. A GET route takes HEAD too (express answers HEAD with it).
+ * @example app.post('/operations', handler); app.all('/operations', methodNotAllowed('POST'));
+ */
+export function methodNotAllowed(...methods: readonly string[]): RequestHandler {
+  const allowed = methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'] : methods;
+  const allow = allowed.join(', ');
+  const use = methods.length === 1 ? methods[0]! : `${methods.slice(0, -1).join(', ')} or ${methods.at(-1)!}`;
+  return (req, res, next) => {
+    res.setHeader('Allow', allow);
+    next(new HttpError(405, `method ${req.method} is not allowed on ${preview(req.path)}: use ${use}`));
+  };
+}
 
 /**
  * What the log says of an expected failure: the error as pino's serializer shows it (type,

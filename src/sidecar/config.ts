@@ -88,12 +88,28 @@ function ajvIssue(error: ErrorObject, settings: unknown, merged: Merged): Config
   return { ...where, message: ajvMessage(error), got: showValue(valueAt(settings, parts), where.field) };
 }
 
-/** The settings the schema sees: a secret from the environment is resolved, not a file key. */
+/**
+ * Every secret written in the config file itself, refused with the file setting to use instead.
+ * Checked on the file's own layer, before merging: a higher layer naming the same secret's file
+ * (`SIDECAR_HTTP_TOKEN_FILE`) would otherwise drop the inline one without a word.
+ */
+function inlineSecretIssues(layer: Layer): ConfigIssue[] {
+  return layer.flatMap(({ path, source }) => {
+    const message = SECRET_PATHS.get(path.join('.'));
+    return message === undefined ? [] : [{ source, field: joinField(path), message }];
+  });
+}
+
+/**
+ * The settings the schema sees: a secret from the environment is resolved, not a file key, and
+ * one from the file is reported by {@link inlineSecretIssues} already.
+ */
 function schemaView(merged: Merged): Record<string, unknown> {
   const view = new Map(merged);
   for (const path of SECRET_PATHS.keys()) {
     const key = pathKey(path.split('.'));
-    if (view.get(key)?.source.kind === 'env') view.delete(key);
+    const kind = view.get(key)?.source.kind;
+    if (kind === 'env' || kind === 'file') view.delete(key);
   }
   return settingsOf(view);
 }
@@ -128,6 +144,7 @@ export async function loadSidecarConfig(options: LoadSidecarConfigOptions = {}):
     const read = await readConfigFile(file, cwd);
     // A file that cannot be read or parsed says nothing reliable about the rest: stop here.
     if (read.issues.length > 0) throw configError(read.issues);
+    issues.push(...inlineSecretIssues(read.layer));
     layers.push(read.layer);
   }
   layers.push(envLayer(env, deprecations), flagLayer(options.flags ?? {}, issues));

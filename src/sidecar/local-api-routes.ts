@@ -10,6 +10,7 @@ import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { jsonBody } from '../http/json-body.js';
 import type { HandoverSessions } from './handover-sessions.js';
+import { methodNotAllowed } from '../http/error-handler.js';
 
 /** What the local API routes act on. */
 export interface LocalApiTarget {
@@ -86,6 +87,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
     );
     res.status(201).json({ operation, status: 'queued' });
   });
+  router.all('/operations', methodNotAllowed('POST'));
 
   router.get('/operations/status', async (req, res) => {
     const iri = assertIri(req.query.iri, 'iri');
@@ -98,6 +100,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
     }
     res.json(snapshotJson(snapshot));
   });
+  router.all('/operations/status', methodNotAllowed('GET'));
 
   router.post('/handovers', json, async (req, res) => {
     const body = bodyObject(req);
@@ -105,15 +108,18 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
     const handover = await target.handovers.begin(options);
     res.status(201).json({ handover, expiresInMs: LIMITS.localHandoverTtlMs });
   });
+  router.all('/handovers', methodNotAllowed('POST'));
 
   router.post('/handovers/:id/commit', async (req, res) => {
     const possessionState = await target.handovers.commit(String(req.params.id));
     res.json({ handover: req.params.id, possessionState });
   });
+  router.all('/handovers/:id/commit', methodNotAllowed('POST'));
 
   router.post('/handovers/:id/abort', async (req, res) => {
     await target.handovers.abort(String(req.params.id));
     res.json({ handover: req.params.id, aborted: true });
   });
+  router.all('/handovers/:id/abort', methodNotAllowed('POST'));
   return router;
 }

@@ -16,6 +16,7 @@ import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { HandoverSessions } from './handover-sessions.js';
 import { localApiRouter } from './local-api-routes.js';
+import { methodNotAllowed } from '../http/error-handler.js';
 
 /** Where the local API listens: a Unix socket, or a loopback port with a token. */
 export type LocalApiListen = { socket: string } | { port: number; host?: string; token: string };
@@ -51,6 +52,7 @@ function buildApp(options: LocalApiOptions, handovers: HandoverSessions): expres
     app.get('/healthz', (_req, res) => {
       res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
     });
+    app.all('/healthz', methodNotAllowed('GET'));
     app.use(localApiRouter({ middleware: options.middleware, handovers }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
   });
 }

@@ -189,7 +189,7 @@ const rawCases: fc.Arbitrary<HttpCase> = fc.oneof(
     )
     .map(([name, bytes]) => ({ name, send: (_b: string, port: number) => rawRequest({ port }, bytes).then(asAnswer) })),
   fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => {
-    // Invalid UTF-8 inside the JSON string: decoded with replacement characters, never a 5xx.
+    // Invalid UTF-8 inside the JSON string: refused with 400 (accepted when the bytes happen to be UTF-8), never a 5xx.
     const body = Buffer.concat([Buffer.from('{"operation_iri":"urn:fuzz:'), Buffer.from(bytes.map((b) => b | 0x80)), Buffer.from('"}')]);
     return {
       name: `invalid UTF-8 body ${Buffer.from(bytes).toString('hex')}`,

@@ -101,6 +101,58 @@ describe('loadSidecarConfig: the HTTP surface token', () => {
   });
 });
 
+describe('loadSidecarConfig: a secret written in the config file', () => {
+  const storeRefusal = 'passwords are not accepted here: name a file in store.passwordFile (or set SPARQL_PASSWORD_FILE)';
+  const httpRefusal = 'tokens are not accepted here: name a file in http.tokenFile (or set SIDECAR_HTTP_TOKEN_FILE)';
+  const outgoingRefusal = 'tokens are not accepted here: name a file in outgoingTokens.defaultFile (or set SIDECAR_OUTGOING_TOKEN_FILE)';
+  // Each higher layer here names the same setting's file, its value or the store it belongs to,
+  // which drops the file's entry while merging: the inline secret must be refused all the same.
+  const cases: { field: string; yaml: string; higher: string; options: Parameters<typeof load>[0]; refusal: string }[] = [
+    ...[
+      { higher: 'SIDECAR_HTTP_TOKEN_FILE', options: { env: { SIDECAR_HTTP_TOKEN_FILE: httpTokenFile } } },
+      { higher: 'SIDECAR_HTTP_TOKEN', options: { env: { SIDECAR_HTTP_TOKEN: PLANT_TOKEN } } },
+      { higher: '--http-token-file', options: { flags: { 'http.tokenFile': httpTokenFile } } },
+    ].map((c) => ({ ...c, field: 'http.token', yaml: `http: { token: "${HTTP_TOKEN}" }`, refusal: httpRefusal })),
+    {
+      field: 'outgoingTokens.default',
+      yaml: `outgoingTokens: { default: "${PLANT_TOKEN}" }`,
+      higher: 'SIDECAR_OUTGOING_TOKEN_FILE',
+      options: { env: { SIDECAR_OUTGOING_TOKEN_FILE: plantTokenFile } },
+      refusal: outgoingRefusal,
+    },
+    ...[
+      { higher: 'SM_STORE', options: { env: { SM_STORE: 'http://kg-b/sparql' } } },
+      { higher: 'SPARQL_PASSWORD', options: { env: { SPARQL_PASSWORD: ROBOT_TOKEN } } },
+    ].map((c) => ({
+      ...c,
+      field: 'store.password',
+      yaml: `store: { url: "http://kg-a/sparql", password: "${PLANT_TOKEN}" }`,
+      refusal: storeRefusal,
+    })),
+  ];
+
+  it.each(cases)(
+    'should refuse an inline $field whatever a higher layer sets ($higher)',
+    async ({ field, yaml, higher, options, refusal }) => {
+      const file = write(`inline-${higher}.yaml`, `resource: ${R}\n${yaml}\n`);
+      const lines = await problems({ file, ...options });
+      expect(lines).toEqual([`config file ${file}: ${field}: ${refusal}`]);
+      expectNoSecret(lines.join('\n'));
+    },
+  );
+
+  it('should refuse every inline secret of the settings table, once each', async () => {
+    const file = write(
+      'inline-all.yaml',
+      `resource: ${R}\nstore: { url: "http://kg/sparql", password: "${PLANT_TOKEN}" }\nlocalApi: { port: 8101, tokenFile: secrets/http-token, token: "${HTTP_TOKEN}" }\n`,
+    );
+    expect(await problems({ file, env: { SIDECAR_LOCAL_API_SOCKET: join(dir, 'api.sock') } })).toEqual([
+      `config file ${file}: store.password: ${storeRefusal}`,
+      `config file ${file}: localApi.token: tokens are not accepted here: name a file in localApi.tokenFile`,
+    ]);
+  });
+});
+
 describe('loadSidecarConfig: HTTPS', () => {
   it('should read the certificate and key, derive an https:// address, and redact the key', async () => {
     const config = await load({

@@ -13,6 +13,11 @@ import type { ResolvedOptions } from '../options.js';
 import { Registry } from './registry.js';
 import { WorkQueue } from './work-queue.js';
 
+/** The `mode` a logger binds already, if any (a duck-typed logger without `bindings` has none). */
+function ownMode(logger: Logger): unknown {
+  return typeof logger.bindings === 'function' ? (logger.bindings() as Record<string, unknown>).mode : undefined;
+}
+
 /** Where an instance is in its life: `new` → `starting` → `started` → `stopping` → `stopped`. */
 export type Phase = 'new' | 'starting' | 'started' | 'stopping' | 'stopped';
 
@@ -40,7 +45,9 @@ export class MiddlewareContext {
     this.graph = { namedGraph: options.namedGraph ?? null };
     this.logger = options.logger.child({
       component: 'middleware',
-      mode: options.mode,
+      // A program that runs the middleware in a role of its own (`semantic-sidecar request` is a
+      // caller, not a watchdog) binds `mode` on its logger; binding it again would repeat the key.
+      ...(ownMode(options.logger) === undefined && { mode: options.mode }),
       ...(options.resourceIri ? { resource: options.resourceIri } : {}),
     });
     this.activity = options.activityFeed ? new ActivityFeed(options.activityCapacity) : undefined;

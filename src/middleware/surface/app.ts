@@ -11,7 +11,7 @@ import { LIMITS } from '../../limits.js';
 import { patchRootRoutes } from './root-routes.js';
 import { mountActivity } from './routes/activity.js';
 import { mountActivityStream } from './routes/activity-stream.js';
-import { mountHealth } from './routes/health.js';
+import { mountHealth, mountHealthMethods } from './routes/health.js';
 import { mountParameters } from './routes/parameters.js';
 import { mountState } from './routes/state.js';
 import { mountTrigger } from './routes/trigger.js';
@@ -38,8 +38,8 @@ export interface AppOptions {
  * - `POST /workflows/event_trigger/execute` → `surface.trigger`;
  * - `POST /workflows/:name/execute`, `GET /state/:name` → the registered handler's raw JSON;
  * - `GET /healthz`, `GET /readyz`; `GET /activity`, `GET /activity/stream` (SSE);
- * - anything else 404; every error `{"detail": "..."}` with its status, a fault a generic 500
- *   (see errorAnswer).
+ * - another method on one of these paths 405 with an `Allow` header; anything else 404;
+ * - every error `{"detail": "..."}` with its status, a fault a generic 500 (see errorAnswer).
  *
  * With `surface.token`, every route but the root, the favicon and the probes answers 401 unless
  * the request carries `Authorization: Bearer <token>` (see bearerAuth). The check sits in front
@@ -61,6 +61,7 @@ export function createApp(surface: HttpSurface, options: AppOptions = {}): expre
     // Everything mounted from here on needs the token; the root routes and probes above stay open
     // for supervisors and load balancers.
     if (surface.token !== undefined) app.use(bearerAuth(surface.token, { expected: SURFACE_TOKEN }));
+    mountHealthMethods(app);
     mountTrigger(app, surface, json);
     mountWorkflows(app, surface, json);
     mountState(app, surface);

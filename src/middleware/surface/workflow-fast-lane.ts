@@ -11,7 +11,7 @@ import { LIMITS } from '../../limits.js';
 import { bearerMatcher } from '../../http/bearer-auth.js';
 import { answerError } from '../../http/error-handler.js';
 import { HttpError } from '../../http/http-error.js';
-import { isPlainJsonType } from '../../http/json-body.js';
+import { decodeUtf8Body, isPlainJsonType } from '../../http/json-body.js';
 import { writeJson } from '../../http/json-response.js';
 import { workflowArguments } from './routes/workflows.js';
 import type { HttpSurface, WorkflowHandler } from './contract.js';
@@ -28,7 +28,7 @@ type LaneMatch = { handler: WorkflowHandler; path: string; query: string };
  * `/workflows/{name}/execute` of a registered workflow (not the event trigger), authorized when
  * the surface has a token, a body of declared length within the limit, no Content-Encoding, and
  * no Content-Type or JSON in UTF-8. Every other request (and so every refusal of the request
- * itself but malformed JSON) goes to `app` untouched. Errors of the call answer exactly as
+ * itself but a body that is not valid UTF-8 or not JSON) goes to `app` untouched. Errors of the call answer exactly as
  * express's error middleware does (see answerError).
  */
 export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener): RequestListener {
@@ -77,11 +77,12 @@ function decodedName(raw: string | undefined): string | undefined {
 }
 
 /**
- * The body as JSON, as express's parser reads it: undefined without a body, UTF-8 with a BOM
- * dropped, and `{}` for a body that is nothing but the BOM.
+ * The body as JSON, as express's parser reads it: undefined without a body, UTF-8 (invalid
+ * UTF-8 refused, see decodeUtf8Body) with a BOM dropped, and `{}` for a body that is nothing but
+ * the BOM.
  */
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  let text = (await readBody(req)).toString('utf8');
+  let text = decodeUtf8Body(await readBody(req));
   if (text.length === 0) return undefined;
   if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
   if (text.length === 0) return {};

@@ -64,15 +64,40 @@ describe('createApp: root, probes, unknown routes', () => {
     });
   });
 
-  it('should answer unknown paths and methods with a JSON 404 naming them', async () => {
+  it('should answer unknown paths with a JSON 404 naming them', async () => {
     const url = await start();
     expect(await jsonOf(await fetch(`${url}/nope/deeper`))).toEqual({ status: 404, body: { detail: 'no route for GET "/nope/deeper"' } });
-    expect(await jsonOf(await fetch(`${url}/state/x`, { method: 'DELETE' }))).toEqual({
+    expect(await jsonOf(await fetch(`${url}/nope`, { method: 'DELETE' }))).toEqual({
       status: 404,
-      body: { detail: 'no route for DELETE "/state/x"' },
+      body: { detail: 'no route for DELETE "/nope"' },
     });
-    const getExecute = await jsonOf(await fetch(`${url}/workflows/open/execute`));
-    expect(getExecute.status).toBe(404);
+  });
+
+  // Every route of the surface, what it allows, and methods it must refuse with a 405.
+  const ROUTES: [string, string, string[]][] = [
+    ['/workflows/open/execute', 'POST', ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD']],
+    ['/workflows/nobody-registered/execute', 'POST', ['GET', 'DELETE']],
+    ['/workflows/event_trigger/execute', 'POST', ['GET', 'PUT']],
+    ['/state/x', 'GET, HEAD', ['POST', 'PUT', 'DELETE']],
+    ['/healthz', 'GET, HEAD', ['POST', 'DELETE']],
+    ['/readyz', 'GET, HEAD', ['POST']],
+    ['/activity', 'GET, HEAD', ['POST', 'DELETE']],
+    ['/activity/stream', 'GET, HEAD', ['POST']],
+    ['/parameters', 'GET, HEAD', ['POST', 'PUT']],
+    ['/parameters/speed', 'GET, PUT, HEAD', ['POST', 'DELETE', 'PATCH']],
+  ];
+
+  it.each(ROUTES)('should answer a wrong method on %s with a JSON 405 and Allow: %s', async (path, allow, methods) => {
+    const url = await start();
+    for (const method of methods) {
+      const res = await fetch(`${url}${path}`, { method });
+      expect([method, res.status, res.headers.get('allow')]).toEqual([method, 405, allow]);
+      if (method === 'HEAD') continue;
+      const { detail } = (await res.json()) as { detail: string };
+      expect(detail).toBe(
+        `method ${method} is not allowed on ${JSON.stringify(path)}: use ${allow.replace(', HEAD', '').replace(', ', ' or ')}`,
+      );
+    }
   });
 
   it('should answer a malformed percent-escape in the path with a JSON 400', async () => {

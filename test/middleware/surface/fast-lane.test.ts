@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeviceTimeoutError } from '../../../src/device/errors.js';
+import { INVALID_UTF8_DETAIL } from '../../../src/http/json-body.js';
 import { createApp } from '../../../src/middleware/surface/app.js';
 import { withWorkflowFastLane } from '../../../src/middleware/surface/workflow-fast-lane.js';
 import { rawHttp, rawRequest, type RawAnswer } from '../../fuzz/support/raw-http.js';
@@ -50,6 +51,10 @@ const LANE_CASES: [string, Buffer][] = [
   ],
   ['a body that is only a byte-order mark', post('/workflows/echo/execute', BOM, [auth])],
   ['malformed JSON', post('/workflows/echo/execute', '{"a":', ['Content-Type: application/json', auth])],
+  [
+    'a body of invalid UTF-8',
+    post('/workflows/echo/execute', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), [auth]),
+  ],
   ['a JSON array', post('/workflows/echo/execute', '[1,2]', [auth])],
   ['a handler returning nothing', post('/workflows/nothing/execute', '{}', [auth])],
   ['a handler returning a string', post('/workflows/text/execute', '{}', [auth])],
@@ -136,10 +141,11 @@ describe('the workflow fast lane', () => {
     expect(await answer(LANE_CASES[1]![1])).toEqual({ status: 200, body: { speed: 3, side: 'left' } });
     expect(await answer(LANE_CASES[4]![1])).toEqual({ status: 200, body: { a: 'ä' } });
     expect(await answer(LANE_CASES[5]![1])).toEqual({ status: 200, body: {} });
-    expect(await answer(LANE_CASES[8]![1])).toEqual({ status: 200, body: null });
+    expect(await answer(LANE_CASES[9]![1])).toEqual({ status: 200, body: null });
     expect((await answer(LANE_CASES[6]![1])).status).toBe(400);
-    expect((await answer(LANE_CASES[7]![1])).status).toBe(422);
-    expect(await answer(LANE_CASES[10]![1])).toEqual({ status: 504, body: { detail: expect.stringContaining('did not answer') } });
-    expect(await answer(LANE_CASES[11]![1])).toEqual({ status: 500, body: { detail: 'Internal Server Error' } });
+    expect(await answer(LANE_CASES[7]![1])).toEqual({ status: 400, body: { detail: INVALID_UTF8_DETAIL } });
+    expect((await answer(LANE_CASES[8]![1])).status).toBe(422);
+    expect(await answer(LANE_CASES[11]![1])).toEqual({ status: 504, body: { detail: expect.stringContaining('did not answer') } });
+    expect(await answer(LANE_CASES[12]![1])).toEqual({ status: 500, body: { detail: 'Internal Server Error' } });
   });
 });

@@ -6,6 +6,7 @@ import type { ActivityEntry, ActivityFeed } from '../../runtime/activity-feed.js
 import { parseCount } from '../params.js';
 import type { HttpSurface } from '../contract.js';
 import { feedOf } from './activity.js';
+import { methodNotAllowed } from '../../../http/error-handler.js';
 
 /** Options of {@link mountActivityStream}. */
 export interface ActivityStreamOptions {
@@ -75,4 +76,5 @@ export function mountActivityStream(app: Express, surface: HttpSurface, options:
     res.flushHeaders();
     open(res, feed, after, options);
   });
+  app.all('/activity/stream', methodNotAllowed('GET'));
 }

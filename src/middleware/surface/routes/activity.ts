@@ -6,6 +6,7 @@ import type { ActivityFeed } from '../../runtime/activity-feed.js';
 import { HttpError } from '../../../http/http-error.js';
 import { parseCount } from '../params.js';
 import type { HttpSurface } from '../contract.js';
+import { methodNotAllowed } from '../../../http/error-handler.js';
 
 /**
  * The surface's feed.
@@ -30,4 +31,5 @@ export function mountActivity(app: Express, surface: HttpSurface): void {
     const limit = parseCount(req.query.limit, 'limit');
     res.json(feed.entries({ after, limit }));
   });
+  app.all('/activity', methodNotAllowed('GET'));
 }

@@ -4,6 +4,7 @@
 import type { Express } from 'express';
 import type { HttpSurface } from '../contract.js';
 import { HEALTH_PATH } from '../../../iri/endpoints.js';
+import { methodNotAllowed } from '../../../http/error-handler.js';
 
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -39,4 +40,12 @@ export function mountHealth(app: Express, surface: HttpSurface): void {
     if (ready) res.json({ status: 'ready' });
     else res.status(503).json({ detail: 'not ready: not registered yet, stopping, or the store does not answer' });
   });
+}
+
+/**
+ * Answers another method on the probes' paths 405. Mounted behind the token check: only the
+ * probes' GET is open, so without the token any other method gets the 401 first.
+ */
+export function mountHealthMethods(app: Express): void {
+  app.all([HEALTH_PATH, '/readyz'], methodNotAllowed('GET'));
 }

@@ -9,6 +9,7 @@ import { preview } from '../../../iri/validate.js';
 import type { HttpSurface, ParameterSurface } from '../contract.js';
 import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind } from '../json-values.js';
+import { methodNotAllowed } from '../../../http/error-handler.js';
 
 /**
  * Mounts the parameter routes: the list (`{"parameters": [...]}`), one parameter's view (404 for
@@ -26,6 +27,7 @@ export function mountParameters(app: Express, surface: HttpSurface, json: Reques
   app.get('/parameters', (_req, res) => {
     res.json({ parameters: parameters()?.list() ?? [] });
   });
+  app.all('/parameters', methodNotAllowed('GET'));
   app.get('/parameters/:name', known, (req, res) => {
     res.json(parameters()!.read(req.params.name));
   });
@@ -38,4 +40,5 @@ export function mountParameters(app: Express, surface: HttpSurface, json: Reques
       );
     res.json(await parameters()!.write(req.params.name, body.value));
   });
+  app.all('/parameters/:name', methodNotAllowed('GET', 'PUT'));
 }

@@ -6,6 +6,7 @@ import { preview } from '../../../iri/validate.js';
 import { HttpError } from '../../../http/http-error.js';
 import { sendValue } from '../json-values.js';
 import type { HttpSurface } from '../contract.js';
+import { methodNotAllowed } from '../../../http/error-handler.js';
 
 /**
  * Mounts the state route: 200 with the getter's raw JSON value (`"closed"`, no envelope, as
@@ -20,4 +21,5 @@ export function mountState(app: Express, surface: HttpSurface): void {
     }
     sendValue(res, await getter());
   });
+  app.all('/state/:name', methodNotAllowed('GET'));
 }

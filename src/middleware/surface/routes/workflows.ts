@@ -6,6 +6,7 @@ import { preview } from '../../../iri/validate.js';
 import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind, sendValue } from '../json-values.js';
 import type { HttpSurface, WorkflowArguments, WorkflowHandler } from '../contract.js';
+import { methodNotAllowed } from '../../../http/error-handler.js';
 
 /**
  * The workflow's arguments: query parameters (the Python reference sends one scalar argument
@@ -38,4 +39,5 @@ export function mountWorkflows(app: Express, surface: HttpSurface, json: Request
     const handler = res.locals.workflow as WorkflowHandler;
     sendValue(res, await handler(workflowArguments(req.query, req.body)));
   });
+  app.all('/workflows/:name/execute', methodNotAllowed('POST'));
 }

@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { BIN, buildCli, ROOT } from './support/cli-process.js';
+
+// Libraries that only some commands need, each costing tens to hundreds of ms to load.
+const HEAVY = ['express', 'oxigraph', 'rdf-validate-shacl', 'mqtt', 'n3', 'sparqljs', 'sparql-http-client', 'ajv', 'yaml', 'pino'];
+const IMPORT_LOG = fileURLToPath(new URL('./support/import-log.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'sm-lazy-commands-'));
+let runs = 0;
+
+/** The packages (under node_modules) and the project modules (under dist/) `args` imported. */
+function imported(args: string[]): { packages: string[]; modules: string[]; status: number | null } {
+  const log = join(dir, `imports-${(runs += 1)}.log`);
+  const result = spawnSync(process.execPath, ['--import', IMPORT_LOG, BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, IMPORT_LOG: log },
+    timeout: 30_000,
+  });
+  const urls = readFileSync(log, 'utf8').split('\n');
+  const packages = [...new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//u.exec(u)?.[1] ?? []))].sort();
+  const modules = [...new Set(urls.flatMap((u) => /\/dist\/(.+)\.js$/u.exec(u)?.[1] ?? []))].sort();
+  return { packages, modules, status: result.status };
+}
+
+beforeAll(async () => {
+  expect(await buildCli()).toBe(true);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('semantic-sidecar loads each command only when it runs', () => {
+  it.each([['--version'], ['--help'], ['help']])('should load no command module and no heavy library for %s', (arg) => {
+    const { packages, modules, status } = imported([arg]);
+    expect(status).toBe(0);
+    expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+    expect(packages).toEqual(['commander']);
+    expect(modules.filter((m) => m.endsWith('-command'))).toEqual([]);
+  });
+
+  it.each([
+    ['discover', ['discover', '--help'], 'discover-command'],
+    ['store serve', ['store', 'serve', '--help'], 'store-command'],
+    ['ontology load', ['help', 'ontology'], 'ontology-command'],
+  ])("should load only %s's command module for its help", (_name, args, module) => {
+    const { modules, status } = imported(args);
+    expect(status).toBe(0);
+    expect(modules.filter((m) => m.endsWith('-command'))).toEqual([`cli/${module}`]);
+  });
+});
