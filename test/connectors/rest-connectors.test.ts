@@ -17,6 +17,9 @@ import { EX, lit } from './support.js';
 
 const G = 'urn:test:connectors:rest';
 const IS_FAKE = `${EX}isFakeParameter`;
+// Resources of this file only: suites on one Virtuoso run in parallel, and recognition reads every graph.
+const READER = `${EX}restReader`;
+const PEER = `${EX}restPeer`;
 
 /** A value range restriction on `inf:hasValue`. */
 const range = (datatype: string): string =>
@@ -29,11 +32,11 @@ const range = (datatype: string): string =>
 const TURTLE = `
 <${IS_FAKE}> <${RDFS('subPropertyOf')}> <${inf.isInterfaceAccessibleParameter}> .
 <${EX}robotTemperature> <${RDFS('subPropertyOf')}> <${IS_FAKE}> ; ${range('integer')} .
-<${plant.robot1}> <${EX}robotTemperature> [ <${inf.accessMode}> "readwrite" ] .
+<${PEER}> <${EX}robotTemperature> [ <${inf.accessMode}> "readwrite" ] .
 <${EX}peerTemperature> <${RDFS('subPropertyOf')}> <${sm.isInterfaceAccessibleRESTParameter}> ; ${range('integer')} .
 <${EX}peerGripper> <${RDFS('subPropertyOf')}> <${sm.isInterfaceAccessibleRESTParameter}> ; ${range('string')} .
-<${plant.door1}> <${EX}peerTemperature> [ <${inf.accessMode}> "readwrite" ; <${sm.hasRESTPeer}> <${plant.robot1}> ; <${sm.hasRESTPeerParameter}> ${lit('robotTemperature')} ] .
-<${plant.door1}> <${EX}peerGripper> [ <${inf.accessMode}> "readwrite" ; <${sm.hasRESTPeer}> <${plant.robot1}> ; <${sm.hasRESTPeerState}> ${lit('gripper')} ] .
+<${READER}> <${EX}peerTemperature> [ <${inf.accessMode}> "readwrite" ; <${sm.hasRESTPeer}> <${PEER}> ; <${sm.hasRESTPeerParameter}> ${lit('robotTemperature')} ] .
+<${READER}> <${EX}peerGripper> [ <${inf.accessMode}> "readwrite" ; <${sm.hasRESTPeer}> <${PEER}> ; <${sm.hasRESTPeerState}> ${lit('gripper')} ] .
 `;
 
 /** The peer's protocol: values pushed by the test, setpoints recorded. */
@@ -76,7 +79,7 @@ describe.each(['embedded', 'remote'] as const)('REST connectors between two midd
     const registry = new ConnectorRegistry();
     registry.register(device.binding);
     const peer = suite.create({
-      resourceIri: plant.robot1,
+      resourceIri: PEER,
       serviceClass: plant.ControllerService,
       connectorRegistry: registry,
       ...options,
@@ -93,7 +96,7 @@ describe.each(['embedded', 'remote'] as const)('REST connectors between two midd
   async function startReader(options: Partial<SemanticMiddlewareOptions> = {}) {
     const registry = new ConnectorRegistry();
     registry.register(restBinding({ pollIntervalMs: 50, resolveMs: 200 }));
-    const mw = suite.controller({ connectorRegistry: registry, ...options });
+    const mw = suite.controller({ resourceIri: READER, connectorRegistry: registry, ...options });
     await mw.start();
     return { mw, url: (path: string) => `${mw.address!}${path}` };
   }
@@ -200,7 +203,7 @@ describe.each(['embedded', 'remote'] as const)('REST connectors between two midd
   suite.onStore('should ship in the default registry', async () => {
     await suite.store!.load(TURTLE, { graph: G, format: 'text/turtle' });
     expect(defaultConnectorRegistry().interfaceProperties()).toContain(sm.isInterfaceAccessibleRESTParameter);
-    const mw = suite.controller();
+    const mw = suite.controller({ resourceIri: READER });
     await mw.start();
     const { body } = await getJson(`${mw.address!}/parameters`);
     expect(body.parameters!.map((p) => p.name)).toEqual(['peerGripper', 'peerTemperature']);
