@@ -200,6 +200,33 @@ describe.each(['embedded', 'remote'] as const)('REST connectors between two midd
     expect(first.device.writes).toEqual([]);
   });
 
+  suite.onStore('should send the outgoing token to a peer that requires one, and only probe it when writing only', async () => {
+    await suite.store!.load(TURTLE, { graph: G, format: 'text/turtle' });
+    const token = 'plant-token-0123456789abcdef';
+    const { device } = await startPeer({ gripper: 'closed' }, fakeDevice(), { httpToken: token });
+    device.push(12);
+    const refused = await startReader();
+    await until(
+      async () =>
+        /^the peer refused this instance's token \(HTTP 401\)/u.test(
+          (await getJson(refused.url('/parameters/peerTemperature'))).body.lastRejection?.reason ?? '',
+        ),
+      'the token refusal',
+    );
+    expect((await getJson(refused.url('/parameters/peerTemperature'))).body.value).toBeNull();
+    expect((await put(refused.url('/parameters/peerTemperature'), { value: 13 })).status).toBe(502);
+
+    const trusted = await startReader({ outgoingTokens: { default: token } });
+    await until(async () => (await getJson(trusted.url('/parameters/peerTemperature'))).body.value === 12, 'the value read with the token');
+
+    // Writing only: nothing is read, but readiness still follows the peer.
+    const writer = await startReader({ outgoingTokens: { default: token }, connectorSyncDirection: SyncDirection.FROM_PERSISTENCE });
+    await until(ready(writer.mw), 'the writer to reach its peer');
+    expect((await getJson(writer.url('/parameters/peerTemperature'))).body.value).toBeNull();
+    expect((await put(writer.url('/parameters/peerTemperature'), { value: 14 })).status).toBe(200);
+    expect(device.writes).toEqual([14]);
+  });
+
   suite.onStore('should ship in the default registry', async () => {
     await suite.store!.load(TURTLE, { graph: G, format: 'text/turtle' });
     expect(defaultConnectorRegistry().interfaceProperties()).toContain(sm.isInterfaceAccessibleRESTParameter);
