@@ -7,13 +7,12 @@ import {
   type ConnectorBinding,
   type ConnectorContext,
   type ParameterValue,
-  type ParameterView,
   type SemanticMiddleware,
   type SemanticMiddlewareOptions,
 } from '../../src/middleware/index.js';
 import { inf, plant, RDFS, sm, XSD } from '../../src/vocab/index.js';
 import { middlewareSuite, until } from '../middleware/support/harness.js';
-import { EX, lit } from './support.js';
+import { EX, getJson, lit, put } from './support.js';
 
 const G = 'urn:test:connectors:rest';
 const IS_FAKE = `${EX}isFakeParameter`;
@@ -60,15 +59,6 @@ function fakeDevice(): { binding: ConnectorBinding; writes: ParameterValue[]; pu
   return { binding, writes, push: (value) => context!.received('robotTemperature', { candidate: value }) };
 }
 
-type Body = Partial<ParameterView> & { parameters?: ParameterView[]; detail?: string };
-const getJson = async (url: string): Promise<{ status: number; body: Body }> => {
-  const res = await fetch(url);
-  return { status: res.status, body: (await res.json()) as Body };
-};
-const put = async (url: string, body: unknown): Promise<{ status: number; body: Body }> => {
-  const res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Body };
-};
 const ready = (mw: SemanticMiddleware) => async (): Promise<boolean> => (await fetch(`${mw.address!}/readyz`)).status === 200;
 
 describe.each(['embedded', 'remote'] as const)('REST connectors between two middlewares on the %s store', (kind) => {

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { restBinding } from '../../src/connectors/rest/binding.js';
-import { ConnectorRegistry, type ParameterView, type SemanticMiddlewareOptions } from '../../src/middleware/index.js';
+import { ConnectorRegistry, type SemanticMiddlewareOptions } from '../../src/middleware/index.js';
 import { inf, RDFS, sm, SVC, XSD } from '../../src/vocab/index.js';
 import { logSink, middlewareSuite, until } from '../middleware/support/harness.js';
-import { EX, lit } from './support.js';
+import { EX, getJson, lit, put as putJson } from './support.js';
 
 const G = 'urn:test:connectors:rest-hostile';
 // The reader's resource, this file's only: suites on one Virtuoso run in parallel, and recognition reads every graph.
@@ -83,18 +83,8 @@ describe.each(['embedded', 'remote'] as const)('REST connectors facing a hostile
     const mw = suite.controller({ resourceIri: READER, connectorRegistry: registry, ...options });
     await mw.start();
     const url = (path: string): string => `${mw.address!}${path}`;
-    const get = async (path: string): Promise<{ status: number; body: ParameterView & { parameters: ParameterView[] } }> => {
-      const res = await fetch(url(path));
-      return { status: res.status, body: (await res.json()) as ParameterView & { parameters: ParameterView[] } };
-    };
-    const put = async (path: string, value: unknown): Promise<{ status: number; body: { detail?: string } }> => {
-      const res = await fetch(url(path), {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ value }),
-      });
-      return { status: res.status, body: (await res.json()) as { detail?: string } };
-    };
+    const get = (path: string) => getJson(url(path));
+    const put = (path: string, value: unknown) => putJson(url(path), { value });
     const ready = async (): Promise<boolean> => (await fetch(url('/readyz'))).status === 200;
     return { mw, get, put, ready };
   }
@@ -197,7 +187,7 @@ describe.each(['embedded', 'remote'] as const)('REST connectors facing a hostile
     );
     const sink = logSink('warn');
     const { get } = await reader({ logger: sink.logger });
-    expect((await get('/parameters')).body.parameters.map((p) => p.name)).toEqual(['oddName']);
+    expect((await get('/parameters')).body.parameters!.map((p) => p.name)).toEqual(['oddName']);
     await until(async () => (await get('/parameters/oddName')).body.value === 7, 'the odd value');
     expect(new Set(peer.received.map((r) => r.url))).toEqual(new Set([`/parameters/${encodeURIComponent(odd)}`]));
     const leftOut = sink.lines().filter((l) => l.msg === 'parameter left out: its connection metadata is unusable');
