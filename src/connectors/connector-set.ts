@@ -184,7 +184,9 @@ export class ConnectorSet {
       this.options.logger.warn({ parameter: name, reason: typed.reason }, 'parameter value refused');
       return;
     }
-    const ageMs = 'candidate' in reception ? Math.max(0, reception.ageMs ?? 0) : 0;
+    // An age from a peer is data from outside: kept within [0, now] so the receive time stays a date.
+    const given = 'candidate' in reception ? (reception.ageMs ?? 0) : 0;
+    const ageMs = Number.isFinite(given) ? Math.min(Math.max(0, given), at) : 0;
     s.value = { value: typed.value, at: at - ageMs };
   }
 

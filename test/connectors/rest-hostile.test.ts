@@ -93,6 +93,7 @@ describe.each(['embedded', 'remote'] as const)('REST connectors facing a hostile
   const answers = (r: Received, res: ServerResponse): void => {
     const path = r.url.split('?')[0]!.replace(/^\/base\//u, '/');
     if (path === '/parameters/remoteGood') return json(res, 200, view(4));
+    if (path === '/parameters/remoteAncient') return json(res, 200, { ...view(4), ageMs: 1e308 });
     if (path === '/parameters/remoteNotJson') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('four');
     if (path === '/parameters/remoteHuge') return json(res, 200, { ...view(4), pad: 'x'.repeat(70_000) });
     if (path === '/parameters/remoteNotView') return json(res, 200, [4]);
@@ -103,7 +104,7 @@ describe.each(['embedded', 'remote'] as const)('REST connectors facing a hostile
 
   suite.onStore('should send the outgoing token and refuse unusable answers with a reason, never as a value', async () => {
     const peer = await fakePeer(answers);
-    const names = ['remoteGood', 'remoteNotJson', 'remoteHuge', 'remoteNotView', 'remoteLocked', 'remoteMissing'];
+    const names = ['remoteGood', 'remoteAncient', 'remoteNotJson', 'remoteHuge', 'remoteNotView', 'remoteLocked', 'remoteMissing'];
     await load(
       [
         ...names.map((n) => peerParameter(n.replace('remote', 'local'), PEER1, n)),
@@ -114,6 +115,9 @@ describe.each(['embedded', 'remote'] as const)('REST connectors facing a hostile
     const { get, put } = await reader({ outgoingTokens: { default: TOKEN } });
     const reason = (name: string) => async (): Promise<string | undefined> => (await get(`/parameters/${name}`)).body.lastRejection?.reason;
     await until(async () => (await get('/parameters/localGood')).body.value === 4, 'the good value');
+    // An absurd age from the peer is bounded: the value is served with a valid receive time.
+    await until(async () => (await get('/parameters/localAncient')).body.value === 4, 'the ancient value');
+    expect(Number.isNaN(Date.parse((await get('/parameters/localAncient')).body.receivedAt!))).toBe(false);
     const expected: Record<string, unknown> = {
       localNotJson: "the peer's answer is not JSON or exceeds 65536 bytes",
       localHuge: "the peer's answer is not JSON or exceeds 65536 bytes",
@@ -156,9 +160,13 @@ describe.each(['embedded', 'remote'] as const)('REST connectors facing a hostile
         service(PEER2, `${peer.address}/x y`, 1),
       ].join('\n'),
     );
-    const { get, ready } = await reader();
+    const sink = logSink('warn');
+    const { get, ready } = await reader({ logger: sink.logger });
     await new Promise((r) => setTimeout(r, 400));
     expect(peer.received).toEqual([]);
+    // Said once, not at every poll; the addresses themselves are not logged.
+    expect(sink.lines().filter((l) => l.msg === 'the peer of these parameters registered no usable http(s) address')).toHaveLength(1);
+    expect(JSON.stringify(sink.lines())).not.toContain(`${peer.port}`);
     expect(await ready()).toBe(false);
     expect((await get('/parameters/localGood')).body.value).toBeNull();
 

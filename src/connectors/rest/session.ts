@@ -48,6 +48,8 @@ export class RestSession implements ConnectorSession {
   private address: string | undefined;
   private resolvedAt = Number.NEGATIVE_INFINITY;
   private reachable = false;
+  /** Whether the last look-up found only unusable addresses (warned once, not every poll). */
+  private warnedUnusable = false;
   private closed = false;
 
   private constructor(
@@ -183,11 +185,13 @@ export class RestSession implements ConnectorSession {
     const rows = await this.access.source.select(freshPeerServicesQuery(this.access.graph, this.peer, cutoff, PEER_SERVICE_CANDIDATES));
     const addresses = rows.map((row) => row.addr?.value).filter((a): a is string => a !== undefined);
     const usable = addresses.find(usableAddress);
-    if (usable === undefined && addresses.length > 0)
+    const unusable = usable === undefined && addresses.length > 0;
+    if (unusable && !this.warnedUnusable)
       this.context.logger.warn(
         { parameters: [...this.byName.keys()] },
         'the peer of these parameters registered no usable http(s) address',
       );
+    this.warnedUnusable = unusable;
     return usable === undefined ? undefined : normalizeHttpAddress(usable);
   }
 
