@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { restBinding } from '../../src/connectors/rest/binding.js';
 import { restMetadata } from '../../src/connectors/rest/metadata.js';
-import { receptionOf } from '../../src/connectors/rest/session.js';
+import { receptionOf } from '../../src/connectors/rest/answers.js';
 import type { ParameterDeclaration } from '../../src/middleware/index.js';
 import { sm } from '../../src/vocab/index.js';
 
