@@ -35,6 +35,7 @@ export interface RestTiming {
 /** Services of one peer considered when its address is looked up. */
 const PEER_SERVICE_CANDIDATES = 8;
 
+/** The session of one peer: see the module comment. Opened by the REST binding, closed by the connector set. */
 export class RestSession implements ConnectorSession {
   private readonly byName = new Map<string, RestParameter>();
   /** The last reason reported per parameter, so a lasting fault is reported once, not every poll. */
@@ -61,7 +62,7 @@ export class RestSession implements ConnectorSession {
   }
 
   /**
-   * Starts polling `peer` in the background; resolves at once.
+   * Starts polling `peer` in the background and returns at once (not once the peer answered).
    * @throws RuntimeError when the context gives no peer access.
    */
   static open(peer: string, parameters: readonly RestParameter[], context: ConnectorContext, timing: RestTiming): RestSession {
