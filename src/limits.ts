@@ -104,4 +104,19 @@ export const LIMITS = Object.freeze({
   connectorReconnectMinMs: 100,
   /** Longest delay between a connector's reconnect attempts. */
   connectorReconnectMaxMs: 10_000,
+  /**
+   * Interval at which the REST connector asks a peer middleware for its values: a value it serves
+   * is at most this much older than the peer's own copy, and a peer polls as cheaply as a GET.
+   */
+  connectorPollIntervalMs: 1_000,
+  /**
+   * Time one read of a peer middleware gets, reply included: a live peer answers from memory in
+   * milliseconds; a hung one must not hold the next poll up for long.
+   */
+  connectorPollTimeoutMs: 2_000,
+  /**
+   * Longest a peer's address is used before its Service is looked up again in the graph (sooner
+   * after any failed call), so a peer that moved or stopped heartbeating is followed.
+   */
+  connectorPeerResolveMs: 10_000,
 });

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../lib/logger.js';
 import type { ParameterValue } from './datatypes.js';
+import type { SelectSource } from './recognize.js';
 import type { Wiring } from './wiring.js';
 
 /** `inf:accessMode`: absent or unknown means `read`. */
@@ -37,8 +38,27 @@ export interface TransportAddress {
   readonly port: number;
 }
 
-/** What a session reports about one received message. */
-export type Reception = { readonly candidate: unknown } | { readonly reason: string };
+/**
+ * What a session reports about one received message: a candidate value (with how old it already
+ * was on arrival, for a value relayed from a peer that holds its own copy; default 0), or why the
+ * message was refused.
+ */
+export type Reception = { readonly candidate: unknown; readonly ageMs?: number } | { readonly reason: string };
+
+/**
+ * What a binding needs to reach peer middlewares through their northbound surface: where their
+ * Services are looked up, which heartbeat still counts, and the bearer token each peer wants.
+ */
+export interface PeerAccess {
+  /** The store the parameters were recognized from. */
+  readonly source: SelectSource;
+  /** The graph Services are registered in. */
+  readonly graph: string;
+  /** A peer's Service is used only while its `svc:lastHeartbeat` is at most this old, in ms. */
+  readonly freshWithinMs: number;
+  /** The token sent to the Service at `address` (`Authorization: Bearer`), or undefined for none. */
+  tokenFor(address: string): string | undefined;
+}
 
 /** What a binding's session is given. */
 export interface ConnectorContext {
@@ -49,6 +69,8 @@ export interface ConnectorContext {
   readonly maxPayloadBytes: number;
   /** Reports a received value (parsed, not yet typed) or why a message was refused. */
   received(parameter: string, reception: Reception): void;
+  /** Access to peer middlewares; undefined when the connector set was given none. */
+  readonly peers?: PeerAccess;
 }
 
 /** One open connection to one transport, serving several parameters. */
@@ -68,8 +90,14 @@ export interface ConnectorSession {
 export interface ConnectorBinding {
   /** The interface property whose sub-properties this binding serves. */
   readonly interfaceProperty: string;
-  /** Connection-metadata properties read from each parameter node. */
+  /** Connection-metadata properties read from each parameter node (literals, or IRIs as their text). */
   readonly metadataProperties: readonly string[];
+  /**
+   * Whether `ensureTransport` is told about this binding's transports; default true. False for a
+   * binding whose parameters declare no address but are grouped by something found at run time
+   * (the REST binding: a peer resource, whose Service's address comes from the graph).
+   */
+  readonly announcesTransport?: boolean;
   /**
    * The transport a parameter connects to, checked from its metadata.
    * @throws ValueError naming the parameter (not its metadata) when the metadata is unusable.

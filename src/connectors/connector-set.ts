@@ -7,7 +7,7 @@
 import { RuntimeError, ValueError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
-import type { ConnectorBinding, ConnectorSession, ParameterDeclaration, Reception, TransportAddress } from './binding.js';
+import type { ConnectorBinding, ConnectorSession, ParameterDeclaration, PeerAccess, Reception, TransportAddress } from './binding.js';
 import { datatypeLabel, typeValue, type ParameterValue } from './datatypes.js';
 import { ParameterNotWritableError } from './errors.js';
 import { recognizeParameters, type SelectSource } from './recognize.js';
@@ -25,6 +25,8 @@ export interface ConnectorSetOptions {
   readonly maxPayloadBytes?: number;
   /** Age after which a value is answered as stale, in ms; default null: never. */
   readonly maxAgeMs?: number | null;
+  /** How peer middlewares are reached (the store comes from `start`); default: no peer access. */
+  readonly peers?: Omit<PeerAccess, 'source'>;
   /** Clock, for tests; default `Date.now`. */
   readonly now?: () => number;
 }
@@ -108,7 +110,7 @@ export class ConnectorSet {
     const announced = new Set<string>();
     for (const { transport, binding, parameters } of byTransport.values()) {
       const address = `${transport.host} ${transport.port}`;
-      if (!announced.has(address)) {
+      if (binding.announcesTransport !== false && !announced.has(address)) {
         announced.add(address);
         await this.options.ensureTransport?.(transport.host, transport.port);
       }
@@ -117,6 +119,7 @@ export class ConnectorSet {
         logger: logger.child({ connector: binding.interfaceProperty }),
         maxPayloadBytes: this.options.maxPayloadBytes ?? LIMITS.connectorPayloadMaxBytes,
         received: (name, reception) => this.receive(name, reception),
+        ...(this.options.peers && { peers: { ...this.options.peers, source } }),
       });
       this.sessions.push(session);
       for (const p of parameters) this.served.get(p.name)!.session = session;
@@ -181,7 +184,10 @@ export class ConnectorSet {
       this.options.logger.warn({ parameter: name, reason: typed.reason }, 'parameter value refused');
       return;
     }
-    s.value = { value: typed.value, at };
+    // An age from a peer is data from outside: kept within [0, now] so the receive time stays a date.
+    const given = 'candidate' in reception ? (reception.ageMs ?? 0) : 0;
+    const ageMs = Number.isFinite(given) ? Math.min(Math.max(0, given), at) : 0;
+    s.value = { value: typed.value, at: at - ageMs };
   }
 
   private view(s: Served): ParameterView {

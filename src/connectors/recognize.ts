@@ -105,9 +105,10 @@ function groupParameters(rows: readonly Bindings[]): FoundParameter[] {
       found = { holder: holder.value, property: prop.value, metadata: new Map(), valueDatatype: undefined };
       byNode.set(key, found);
     }
-    if (meta && metaValue?.termType === 'Literal' && !found.metadata.has(meta.value)) {
+    // A metadata value may name a node (an IRI, such as a peer resource); blank nodes name nothing.
+    if (meta && metaValue && metaValue.termType !== 'BlankNode' && !found.metadata.has(meta.value)) {
       found.metadata.set(meta.value, metaValue.value);
-      if (meta.value === inf.hasValue) found.valueDatatype = metaValue.datatype;
+      if (meta.value === inf.hasValue && metaValue.termType === 'Literal') found.valueDatatype = metaValue.datatype;
     }
   }
   return [...byNode.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);

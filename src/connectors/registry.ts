@@ -2,6 +2,7 @@ import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { ConnectorBinding } from './binding.js';
 import { mqttBinding } from './mqtt/binding.js';
+import { restBinding } from './rest/binding.js';
 
 /**
  * The connector registry (the spec's `SemanticConnectorRegistry`): interface property →
@@ -46,9 +47,10 @@ export class ConnectorRegistry {
   }
 }
 
-/** A registry holding the bindings that ship: MQTT. */
+/** A registry holding the bindings that ship: MQTT, and REST to peer middlewares. */
 export function defaultConnectorRegistry(): ConnectorRegistry {
   const registry = new ConnectorRegistry();
   registry.register(mqttBinding);
+  registry.register(restBinding());
   return registry;
 }

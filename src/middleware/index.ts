@@ -23,9 +23,11 @@ export type {
   ConnectorContext,
   ConnectorSession,
   ParameterDeclaration,
+  PeerAccess,
   Reception,
   TransportAddress,
 } from '../connectors/binding.js';
+export { restBinding, type RestBindingOptions } from '../connectors/rest/binding.js';
 export type { ParameterValue } from '../connectors/datatypes.js';
 export type { ParameterView } from '../connectors/connector-set.js';
 export type { Phase } from './runtime/context.js';

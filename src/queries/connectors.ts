@@ -1,12 +1,13 @@
-import { concat, sequencePath, sparql, SparqlFragment } from '../store/sparql.js';
-import { namedNode } from '../store/terms.js';
-import { inf, w3 } from '../vocab/terms.js';
+import { concat, graphFragment, sequencePath, sparql, SparqlFragment } from '../store/sparql.js';
+import { dateTimeLiteral, namedNode } from '../store/terms.js';
+import { inf, svc, w3 } from '../vocab/terms.js';
 
 /**
  * SPARQL text of connector recognition: the sub-property edges (the `rdfs:subPropertyOf*` closure
  * is walked in code, because the interface vocabulary and a domain ontology usually sit in
  * different named graphs and a property path does not cross graphs), a resource's
- * interface-accessible parameters with their metadata, and the datatypes of their values.
+ * interface-accessible parameters with their metadata, the datatypes of their values, and the
+ * fresh Services of a peer resource the REST connector reads from.
  */
 
 const node = namedNode;
@@ -57,4 +58,17 @@ export function parameterDatatypesQuery(properties: readonly string[]): string {
     { ?prop ${range} ?restriction . } UNION { ?prop ${range}/${node(w3.intersectionOf)}/${LIST_MEMBER} ?restriction . }
     ?restriction ${node(w3.onProperty)} ${node(inf.hasValue)} ; ${node(w3.allValuesFrom)} ?datatype .
   } }`.text;
+}
+
+/**
+ * `SELECT ?addr ?hb`: the addresses of `peer`'s Services (`svc:isServiceOf`) whose heartbeat is at
+ * or after `cutoff`, freshest first, at most `limit` (a resource has few Services). A heartbeat
+ * that cannot be compared counts as fresh, as in the liveness rules; a Service without one does
+ * not. Starts from the resource, the most selective pattern.
+ */
+export function freshPeerServicesQuery(graph: string, peer: string, cutoff: Date, limit: number): string {
+  const where = sparql`?svc ${node(svc.isServiceOf)} ${node(peer)} .
+    ?svc ${node(svc.address)} ?addr .
+    ?svc ${node(svc.lastHeartbeat)} ?hb . FILTER(COALESCE(?hb >= ${dateTimeLiteral(cutoff)}, true))`;
+  return sparql`SELECT ?addr ?hb WHERE { ${graphFragment(graph, where)} } ORDER BY DESC(?hb) LIMIT ${limit}`.text;
 }

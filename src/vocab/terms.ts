@@ -139,6 +139,17 @@ export const sm = Object.freeze({
   provisioningGraph: SM('provisioning'),
   provisioningHolder: SM('provisioningHolder'),
   provisioningExpires: SM('provisioningExpires'),
+  /**
+   * The REST connector's marker (`rdfs:subPropertyOf inf:isInterfaceAccessibleParameter`): the
+   * parameter is read from a peer middleware's northbound surface. Its node names the peer
+   * resource (`sm:hasRESTPeer`) and either the peer's parameter (`sm:hasRESTPeerParameter`, read
+   * and set at `/parameters/{name}`) or its state property (`sm:hasRESTPeerState`, read at
+   * `/state/{name}`). Southbound only: never served northbound.
+   */
+  isInterfaceAccessibleRESTParameter: SM('isInterfaceAccessibleRESTParameter'),
+  hasRESTPeer: SM('hasRESTPeer'),
+  hasRESTPeerParameter: SM('hasRESTPeerParameter'),
+  hasRESTPeerState: SM('hasRESTPeerState'),
 });
 
 /**

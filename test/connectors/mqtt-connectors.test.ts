@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import type { MqttClient } from 'mqtt';
-import { SyncDirection, type ParameterView, type SemanticMiddleware, type SemanticMiddlewareOptions } from '../../src/middleware/index.js';
+import { SyncDirection, type SemanticMiddleware, type SemanticMiddlewareOptions } from '../../src/middleware/index.js';
 import { plant } from '../../src/vocab/index.js';
 import { brokerAddress, brokerUrl } from '../support/broker.js';
 import { logSink, middlewareSuite, until } from '../middleware/support/harness.js';
-import { EX, parametersTurtle, TBOX, testClient, topicPrefix, type ParameterNode } from './support.js';
+import { EX, getJson, parametersTurtle, put, TBOX, testClient, topicPrefix, type ParameterNode } from './support.js';
 
 const G = 'urn:test:connectors:mqtt';
 const motor = `${EX}motor1`;
@@ -41,16 +41,6 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
     { holder: plant.door1, property: `${EX}isOccupied`, mode: 'read', topic: `${t}/occupied` },
   ];
 
-  /** Any answer of the parameter routes: a list, one view, or an error detail. */
-  type Body = Partial<ParameterView> & { parameters?: ParameterView[]; detail?: string };
-  const getJson = async (url: string): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(url);
-    return { status: res.status, body: (await res.json()) as Body };
-  };
-  const put = async (url: string, body: unknown): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
   const connected = (mw: SemanticMiddleware) => async () => (await fetch(`${mw.address!}/readyz`)).status === 200;
 
   test('should serve the values published on the read topics, typed, with their age', async () => {

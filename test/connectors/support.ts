@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
+import type { ParameterView } from '../../src/middleware/index.js';
 import { inf, OWL, RDFS, XSD } from '../../src/vocab/index.js';
 import { brokerAddress } from '../support/broker.js';
 
@@ -69,4 +70,19 @@ export async function testClient(): Promise<{
     received,
     subscribe: async (topic) => void (await client.subscribeAsync(topic, { qos: 1 })),
   };
+}
+
+/** Any answer of the parameter routes: a list, one view, or an error detail. */
+export type ParameterAnswer = Partial<ParameterView> & { parameters?: ParameterView[]; detail?: string };
+
+/** GETs a parameter route: status and parsed body. */
+export async function getJson(url: string): Promise<{ status: number; body: ParameterAnswer }> {
+  const res = await fetch(url);
+  return { status: res.status, body: (await res.json()) as ParameterAnswer };
+}
+
+/** PUTs `body` as JSON to a parameter route: status and parsed body. */
+export async function put(url: string, body: unknown): Promise<{ status: number; body: ParameterAnswer }> {
+  const res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as ParameterAnswer };
 }

@@ -7,6 +7,7 @@ import type { GraphOption } from '../../registration/classes.js';
 import { ConnectorSet } from '../../connectors/connector-set.js';
 import { defaultConnectorRegistry } from '../../connectors/registry.js';
 import { wiringOf } from '../../connectors/wiring.js';
+import { outgoingTokenFor } from '../surface/security-options.js';
 import { ActivityFeed, type ActivityKind } from './activity-feed.js';
 import { Mode } from './mode.js';
 import type { ResolvedOptions } from '../options.js';
@@ -57,6 +58,11 @@ export class MiddlewareContext {
       ...(options.ensureTransport && { ensureTransport: options.ensureTransport }),
       logger: this.logger,
       maxAgeMs: options.connectorMaxAge === null ? null : options.connectorMaxAge * 1000,
+      peers: {
+        graph: this.graphIri,
+        freshWithinMs: options.stalenessThreshold * 1000,
+        tokenFor: (address) => outgoingTokenFor(options.outgoingTokens, address),
+      },
     });
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
