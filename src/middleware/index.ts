@@ -27,6 +27,7 @@ export type {
   TransportAddress,
 } from '../connectors/binding.js';
 export type { ParameterValue } from '../connectors/datatypes.js';
+export type { ConnectorCredentials, TransportCredentials } from '../connectors/credentials.js';
 export type { ParameterView } from '../connectors/connector-set.js';
 export type { Phase } from './runtime/context.js';
 

@@ -50,6 +50,7 @@ export class MiddlewareContext {
       ...(options.ensureTransport && { ensureTransport: options.ensureTransport }),
       logger: this.logger,
       maxAgeMs: options.connectorMaxAge === null ? null : options.connectorMaxAge * 1000,
+      ...(options.connectorCredentials && { credentials: options.connectorCredentials }),
     });
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
