@@ -71,6 +71,7 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient |
     autoregisterConnectors: config.autoregisterConnectors,
     connectorSyncDirection: config.connectorSyncDirection,
     connectorMaxAge: config.connectorMaxAge,
+    connectorCredentials: config.broker?.credentials ?? null,
     shutdownGraceMs: config.shutdownGraceMs,
     ...securityOptionsOf(config),
     logger,

@@ -24,7 +24,7 @@ export interface SecuredBroker {
 /** Starts `scripts/mosquitto.sh start --auth --tls` in a temporary directory and reads what it prints. */
 export function startSecuredBroker(): SecuredBroker {
   const dir = mkdtempSync(join(tmpdir(), 'sm-mosquitto-secured-'));
-  const env = { ...process.env, MOSQUITTO_DIR: dir };
+  const env: NodeJS.ProcessEnv = { ...process.env, MOSQUITTO_DIR: dir };
   delete env.MOSQUITTO_PORT;
   const printed = execFileSync('bash', [SCRIPT, 'start', '--auth', '--tls'], {
     env,
