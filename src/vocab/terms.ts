@@ -139,6 +139,16 @@ export const sm = Object.freeze({
   provisioningGraph: SM('provisioning'),
   provisioningHolder: SM('provisioningHolder'),
   provisioningExpires: SM('provisioningExpires'),
+  /**
+   * Workflows invoked over MQTT (`ontology/middleware.ttl`): the marker a domain property
+   * descends from, and the workflow node's classes, topics and timeout. Topics are southbound.
+   */
+  isInterfaceAccessibleMQTTWorkflow: SM('isInterfaceAccessibleMQTTWorkflow'),
+  hasMQTTCommandTopic: SM('hasMQTTCommandTopic'),
+  hasMQTTResponseTopic: SM('hasMQTTResponseTopic'),
+  hasMQTTTimeoutMs: SM('hasMQTTTimeoutMs'),
+  workflowClass: SM('workflowClass'),
+  capabilityClass: SM('capabilityClass'),
 });
 
 /**
