@@ -10,7 +10,6 @@ import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import { openDevice, operationRunner, stateProxy, workflowProxy, type ClaimedForDevice, type DeviceClient } from '../device/index.js';
 import { openMqttWorkflows, type BoundMqttWorkflow, type MqttWorkflows } from '../connectors/mqtt/workflows.js';
-import { checkConnectorCredentials } from '../connectors/credentials.js';
 import { wiringOf } from '../connectors/wiring.js';
 import { ValueError } from '../errors.js';
 import { OGM } from '../ogm/index.js';
@@ -68,7 +67,7 @@ async function mqttWorkflowsOf(config: SidecarConfig, ogm: OGM, logger: Logger):
     source: ogm.db,
     resource: config.resource!,
     logger,
-    credentials: checkConnectorCredentials(config.broker?.credentials),
+    credentials: config.broker?.credentials ?? null,
     defaultTimeoutMs: config.device?.timeoutMs,
   });
 }

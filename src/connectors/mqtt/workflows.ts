@@ -12,7 +12,7 @@ import type { Logger } from '../../lib/logger.js';
 import { LIMITS } from '../../limits.js';
 import { inf, sm } from '../../vocab/terms.js';
 import type { TransportAddress } from '../binding.js';
-import { credentialsFor, transportKey, type ResolvedConnectorCredentials } from '../credentials.js';
+import { checkConnectorCredentials, credentialsFor, transportKey, type ConnectorCredentials } from '../credentials.js';
 import { findInterfaceNodes, type InterfaceNode, type SelectSource } from '../recognize.js';
 import { brokerTransport, checkedTopic, metadataFault } from './metadata.js';
 import { MqttWorkflowDevice } from './workflow-device.js';
@@ -107,8 +107,8 @@ export interface OpenMqttWorkflowsOptions {
   readonly source: SelectSource;
   readonly resource: string;
   readonly logger: Logger;
-  /** Credentials and TLS of the brokers; see `checkConnectorCredentials`. Default none. */
-  readonly credentials?: ResolvedConnectorCredentials;
+  /** User names, passwords and TLS of the brokers, as the middleware's `connectorCredentials`. Default none. */
+  readonly credentials?: ConnectorCredentials | null;
   /** Time a device gets to answer when the node names none; default {@link LIMITS.deviceTimeoutMs}. */
   readonly defaultTimeoutMs?: number;
   /** Largest accepted response; default {@link LIMITS.deviceReplyMaxBytes}. */
@@ -134,6 +134,7 @@ export interface MqttWorkflows {
  * // after mw.stop(): await mqtt.close();
  */
 export async function openMqttWorkflows(options: OpenMqttWorkflowsOptions): Promise<MqttWorkflows> {
+  const credentials = checkConnectorCredentials(options.credentials);
   const logger = options.logger.child({ connector: sm.isInterfaceAccessibleMQTTWorkflow });
   const declarations = await recognizeMqttWorkflows(options.source, options.resource, logger, options.defaultTimeoutMs);
   const devices = new Map<string, MqttWorkflowDevice>();
@@ -147,7 +148,7 @@ export async function openMqttWorkflows(options: OpenMqttWorkflowsOptions): Prom
         await options.ensureTransport?.(d.transport.host, d.transport.port);
         device = await MqttWorkflowDevice.open({
           transport: d.transport,
-          credentials: credentialsFor(options.credentials, d.transport),
+          credentials: credentialsFor(credentials, d.transport),
           logger,
           maxReplyBytes: options.maxReplyBytes ?? LIMITS.deviceReplyMaxBytes,
         });
