@@ -1,11 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MqttClient } from 'mqtt';
 import { inf } from '../../src/vocab/index.js';
 import { brokerUrl } from '../support/broker.js';
-import { ProcessGroup, type Proc } from '../support/sidecar-process.js';
+import { connectorCell, type RunningSidecar } from '../connectors/e2e-support.js';
 import { startSecuredBroker, type SecuredBroker } from '../connectors/secured-broker.js';
 import { lit, TBOX, topicPrefix } from '../connectors/support.js';
 
@@ -16,30 +14,18 @@ const BELT = 'https://example.org/cell#belt1';
  * environment, and never writes the password (or the southbound address) into its output.
  */
 describe('semantic-sidecar start with broker credentials and TLS from the environment', () => {
-  const test = brokerUrl() === undefined ? it.skip : it;
-  const group = new ProcessGroup();
-  const dir = mkdtempSync(join(tmpdir(), 'sm-e2e-broker-credentials-'));
+  const cell = connectorCell('sm-e2e-broker-credentials-');
+  const { test, group, dir, clients } = cell;
   let broker: SecuredBroker;
-  const clients: MqttClient[] = [];
   beforeAll(() => {
     if (brokerUrl() !== undefined) broker = startSecuredBroker();
   }, 30_000);
-  afterEach(() => group.cleanup());
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.endAsync(true)));
-    broker?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => broker?.stop());
 
-  const sidecar = async (name: string, ontology: string, env: NodeJS.ProcessEnv): Promise<{ proc: Proc; address: string }> => {
-    const cwd = mkdtempSync(join(dir, `${name}-`));
-    const proc = group.cli(name, ['start', '--resource', BELT, '--port', '0', '--store', 'memory', '--log-level', 'debug'], {
-      cwd,
+  const sidecar = (name: string, ontology: string, env: NodeJS.ProcessEnv): Promise<RunningSidecar> =>
+    cell.sidecar(name, ['--resource', BELT, '--port', '0', '--store', 'memory', '--log-level', 'debug'], {
       env: { SIDECAR_ONTOLOGY_FILES: ontology, ...env },
     });
-    const { address } = JSON.parse(await proc.firstLine(30_000)) as { address: string };
-    return { proc, address };
-  };
 
   test('should serve the values of a TLS broker with a password file and CA file, and stay not ready with a wrong password', async () => {
     const t = topicPrefix();

@@ -1,10 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect } from '@jest/globals';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MqttClient } from 'mqtt';
-import { brokerAddress, brokerUrl } from '../support/broker.js';
-import { ProcessGroup, runCli, type Proc } from '../support/sidecar-process.js';
+import { brokerAddress } from '../support/broker.js';
+import { runCli } from '../support/sidecar-process.js';
+import { connectorCell, type RunningSidecar } from '../connectors/e2e-support.js';
 import { lit, TBOX, topicPrefix } from '../connectors/support.js';
 import { cfc, inf, RDFS, sm, svc } from '../../src/vocab/index.js';
 
@@ -19,15 +18,8 @@ const CELL = 'https://example.org/cell#';
  * observer with nothing published, and no northbound output names the broker or a topic.
  */
 describe('semantic-sidecar start --resource against a store that holds the MQTT ontology', () => {
-  const test = brokerUrl() === undefined ? it.skip : it;
-  const group = new ProcessGroup();
-  const dir = mkdtempSync(join(tmpdir(), 'sm-e2e-connectors-store-'));
-  const clients: MqttClient[] = [];
-  afterEach(async () => {
-    await group.cleanup();
-    await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const cell = connectorCell('sm-e2e-connectors-store-');
+  const { test, group, dir, clients } = cell;
 
   /** The cell's ontology: the interface TBox, belt1's two parameters and its MQTT workflow "start". */
   function ontology(t: string): string {
@@ -51,12 +43,8 @@ ${TBOX}
     return file;
   }
 
-  const sidecar = async (name: string, store: string, args: string[] = []): Promise<{ proc: Proc; address: string }> => {
-    const cwd = mkdtempSync(join(dir, `${name}-`));
-    const proc = group.cli(name, ['start', '--resource', BELT, '--store', store, '--port', '0', ...args], { cwd });
-    const { address } = JSON.parse(await proc.firstLine(30_000)) as { address: string };
-    return { proc, address };
-  };
+  const sidecar = (name: string, store: string, args: string[] = []): Promise<RunningSidecar> =>
+    cell.sidecar(name, ['--resource', BELT, '--store', store, '--port', '0', ...args]);
 
   test('should serve the last published values, write setpoints and run the MQTT workflow when driving, refuse as observer, and name nothing southbound', async () => {
     const t = topicPrefix();
