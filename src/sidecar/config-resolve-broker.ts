@@ -93,7 +93,7 @@ export async function resolveBroker(ctx: ResolveContext): Promise<BrokerConfig |
     checkConnectorCredentials(credentials);
   } catch (error) {
     // The message names the option and the key, never the secret.
-    report(ctx, ['broker'], (error as Error).message.replace(/^connectorCredentials/u, 'the broker settings:'));
+    report(ctx, ['broker'], (error as Error).message.replace(/connectorCredentials(\.default)?/gu, 'broker'));
   }
   return { ...fallback.files, ...(entries.length > 0 && { byAddress }), credentials };
 }
