@@ -32,6 +32,7 @@ describe('semantic-sidecar start --resource against a store that holds the MQTT 
 ${TBOX}
 <${CELL}StartBeltWorkflow> <${RDFS('subClassOf')}> <${svc.Workflow}> .
 <${CELL}BeltCapability> <${RDFS('subClassOf')}> <${cfc.Capability}> .
+<${CELL}StartBeltOperation> <${RDFS('subClassOf')}> <${cfc.Operation}> .
 <${CELL}start> <${RDFS('subPropertyOf')}> <${sm.isInterfaceAccessibleMQTTWorkflow}> .
 <${BELT}> <urn:test:connectors#hasSpeed> [ <${inf.accessMode}> "readwrite" ; <${inf.hasMQTTTopic}> ${lit(`${t}/speed`)} ;
     <${inf.hasMQTTSetTopic}> ${lit(`${t}/speed_set`)} ; ${broker} ] ;
@@ -110,10 +111,17 @@ ${TBOX}
     expect((await send('PUT', `${driver.address}/parameters/hasSpeed`, { value: 1.25 })).status).toBe(200);
     expect(await send('POST', `${driver.address}/workflows/start/execute`, { rpm: 3 })).toEqual({ status: 200, body: { running: true } });
     expect((await send('POST', `${observer.address}/workflows/start/execute`, { rpm: 4 })).status).toBe(404);
+    // An Operation dispatched to the workflow's Capability runs through it too.
+    const requested = await runCli(
+      ['request', '--capability', `${CELL}BeltCapability`, '--operation-class', `${CELL}StartBeltOperation`, '--wait', '--store', store],
+      { timeoutMs: 60_000 },
+    );
+    expect(requested.code).toBe(0);
+    expect(requested.stdout).toContain('running');
     await waitFor('no setpoint', () => Promise.resolve(setpoints.length > 0));
     await new Promise((r) => setTimeout(r, 300));
     expect(setpoints).toEqual(['1.25']);
-    expect(calls).toEqual([{ rpm: 3 }]);
+    expect(calls).toEqual([{ rpm: 3 }, { operation: expect.stringMatching(/^https?:/u) as unknown }]);
     for (const address of [driver.address, observer.address]) {
       answers.push(await (await fetch(`${address}/`)).text(), await (await fetch(`${address}/healthz`)).text());
     }
