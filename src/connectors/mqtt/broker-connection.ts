@@ -24,7 +24,7 @@ export interface BrokerConnectionOptions {
   /** Southbound details at debug level only. */
   readonly logger: Logger;
   /** What the connection serves, for its log lines: `{ parameters: 3 }`. */
-  readonly serves: Record<string, unknown>;
+  serves(): Record<string, unknown>;
   /** Client options beyond the connection's own (e.g. `protocolVersion: 5`). */
   readonly extra?: Partial<IClientOptions>;
   /** Run on every successful (re)connect. */
@@ -80,7 +80,7 @@ export class BrokerConnection {
   private onConnect(): void {
     this.attempt = 0;
     this.problem = undefined;
-    this.options.logger.info(this.options.serves, 'connector connected');
+    this.options.logger.info(this.options.serves(), 'connector connected');
     this.options.onConnect();
   }
 
@@ -88,7 +88,7 @@ export class BrokerConnection {
     const problem = connectionProblem(error);
     this.options.logger.debug({ err: error }, 'MQTT connection error');
     if (problem !== undefined && problem !== this.problem)
-      this.options.logger.warn({ ...this.options.serves, reason: problem }, 'connector cannot connect');
+      this.options.logger.warn({ ...this.options.serves(), reason: problem }, 'connector cannot connect');
     this.problem = problem;
   }
 

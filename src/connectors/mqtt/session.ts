@@ -53,7 +53,7 @@ export class MqttSession implements ConnectorSession {
       transport,
       credentials: context.credentials,
       logger: context.logger,
-      serves: { parameters: parameters.length },
+      serves: () => ({ parameters: parameters.length }),
       onConnect: () => session.onConnect(),
     });
     session.connection.client.on('message', (topic, payload) => session.onMessage(topic, payload));

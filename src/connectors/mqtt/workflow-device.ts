@@ -54,7 +54,7 @@ export class MqttWorkflowDevice implements DeviceClient {
       transport: options.transport,
       credentials: options.credentials,
       logger: options.logger,
-      serves: { workflows: 'mqtt' },
+      serves: () => ({ workflows: device.responseTopics.size }),
       extra: { protocolVersion: 5 },
       onConnect: () => device.subscribe([...device.responseTopics]),
     });
