@@ -89,6 +89,15 @@ const state = {
   },
 } as const;
 
+const brokerFiles = {
+  username: { ...text(256), description: 'user name sent to this broker' },
+  passwordFile: { ...text(), description: 'file whose first line is the password sent with username' },
+  tls: { type: 'boolean', description: 'connect with TLS (mqtts); implied by caFile and certFile' },
+  caFile: { ...text(), description: 'PEM file of the CA(s) the broker certificate must chain to' },
+  certFile: { ...text(), description: 'PEM client certificate file (with keyFile)' },
+  keyFile: { ...text(), description: 'PEM private key file of certFile' },
+} as const;
+
 /** The table. Order is the order of `--help`, the schema and the docs. */
 export const SETTINGS = {
   resource: {
@@ -387,6 +396,60 @@ export const SETTINGS = {
     commands: START,
     startOnly: true,
     description: 'seconds after which a live parameter value is answered as stale; null (env and flag: off) never',
+  },
+  broker: {
+    schema: mapping,
+    startOnly: true,
+    description: 'user name, password and TLS of the MQTT brokers the connectors reach; never logged or served',
+  },
+  'broker.username': {
+    schema: text(256),
+    env: 'SIDECAR_BROKER_USERNAME',
+    description: 'user name sent to every broker without an entry in broker.byAddress',
+  },
+  'broker.password': {
+    schema: text(),
+    env: 'SIDECAR_BROKER_PASSWORD',
+    exclusive: ['brokerPassword', 'value'],
+    secret: 'passwords are not accepted here: name a file in broker.passwordFile (or set SIDECAR_BROKER_PASSWORD_FILE)',
+    description: 'password sent with broker.username (prefer SIDECAR_BROKER_PASSWORD_FILE)',
+  },
+  'broker.passwordFile': {
+    schema: text(),
+    env: 'SIDECAR_BROKER_PASSWORD_FILE',
+    flag: '--broker-password-file <file>',
+    commands: START,
+    exclusive: ['brokerPassword', 'file'],
+    description: 'file whose first line is the password sent with broker.username',
+  },
+  'broker.tls': {
+    schema: bool,
+    env: 'SIDECAR_BROKER_TLS',
+    description: 'true/false: connect to the brokers with TLS (mqtts), the certificate verified; implied by caFile and certFile',
+  },
+  'broker.caFile': {
+    schema: text(),
+    env: 'SIDECAR_BROKER_CA_FILE',
+    description: 'PEM file of the CA(s) broker certificates must chain to (default: the system CAs)',
+  },
+  'broker.certFile': {
+    schema: text(),
+    env: 'SIDECAR_BROKER_CERT_FILE',
+    description: 'PEM client certificate file, for brokers that ask for one (with broker.keyFile)',
+  },
+  'broker.keyFile': { schema: text(), env: 'SIDECAR_BROKER_KEY_FILE', description: 'PEM private key file of broker.certFile' },
+  'broker.byAddress': {
+    schema: {
+      type: 'object',
+      propertyNames: { maxLength: 300 },
+      additionalProperties: { type: 'object', additionalProperties: false, required: [], properties: brokerFiles },
+    },
+    description: '"host:port" of a broker to its own { username, passwordFile, tls, caFile, certFile, keyFile }, used instead of the above',
+  },
+  'broker.credentials': {
+    schema: mapping,
+    secret: 'passwords and keys are not accepted here: name their files in broker.passwordFile and broker.keyFile (or broker.byAddress)',
+    description: 'resolved: the passwords and PEM contents of the broker settings',
   },
   log: { schema: mapping, description: 'logging' },
   'log.level': {

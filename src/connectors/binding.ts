@@ -5,6 +5,7 @@
  * metadata it reads from the parameter node, and opens one session per transport address.
  */
 import type { Logger } from '../lib/logger.js';
+import type { TransportCredentials } from './credentials.js';
 import type { ParameterValue } from './datatypes.js';
 import type { SelectSource } from './recognize.js';
 import type { Wiring } from './wiring.js';
@@ -67,6 +68,8 @@ export interface ConnectorContext {
   readonly logger: Logger;
   /** Largest payload accepted; larger ones are refused with a reason. */
   readonly maxPayloadBytes: number;
+  /** User name, password and TLS for this transport; undefined: anonymous, plain TCP. Never logged. */
+  readonly credentials: Readonly<TransportCredentials> | undefined;
   /** Reports a received value (parsed, not yet typed) or why a message was refused. */
   received(parameter: string, reception: Reception): void;
   /** Access to peer middlewares; undefined when the connector set was given none. */

@@ -8,6 +8,7 @@ import { RuntimeError, ValueError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import type { ConnectorBinding, ConnectorSession, ParameterDeclaration, PeerAccess, Reception, TransportAddress } from './binding.js';
+import { credentialsFor, type ResolvedConnectorCredentials } from './credentials.js';
 import { datatypeLabel, typeValue, type ParameterValue } from './datatypes.js';
 import { ParameterNotWritableError } from './errors.js';
 import { recognizeParameters, type SelectSource } from './recognize.js';
@@ -27,6 +28,8 @@ export interface ConnectorSetOptions {
   readonly maxAgeMs?: number | null;
   /** How peer middlewares are reached (the store comes from `start`); default: no peer access. */
   readonly peers?: Omit<PeerAccess, 'source'>;
+  /** Credentials and TLS of the transports; default none (anonymous, plain TCP). */
+  readonly credentials?: ResolvedConnectorCredentials;
   /** Clock, for tests; default `Date.now`. */
   readonly now?: () => number;
 }
@@ -118,6 +121,7 @@ export class ConnectorSet {
         wiring,
         logger: logger.child({ connector: binding.interfaceProperty }),
         maxPayloadBytes: this.options.maxPayloadBytes ?? LIMITS.connectorPayloadMaxBytes,
+        credentials: credentialsFor(this.options.credentials, transport),
         received: (name, reception) => this.receive(name, reception),
         ...(this.options.peers && { peers: { ...this.options.peers, source } }),
       });

@@ -16,6 +16,46 @@ export interface SelectSource {
   select(query: string): Promise<Bindings[]>;
 }
 
+/** A node the resource (or a component of it) holds through a property descending from a marker. */
+export interface InterfaceNode {
+  /** Stable name, unique among the nodes of one search: see {@link NameAllocator}. */
+  readonly name: string;
+  readonly holder: string;
+  /** The domain property. */
+  readonly property: string;
+  /** The nearest marker the property descends from (or is). */
+  readonly marker: string;
+  /** Metadata property IRI → lexical value (or IRI, for the properties in `iriMetadata`). */
+  readonly metadata: ReadonlyMap<string, string>;
+  /** Datatype of the node's `inf:hasValue` literal, if it has one. */
+  readonly valueDatatype: string | undefined;
+}
+
+/**
+ * The nodes `resource` or its components hold through properties that descend from `markers`,
+ * with the values of `metadata` (literals; IRIs too for the properties in `iriMetadata`), by
+ * name. Also the marker of each property, for callers that need the closure itself.
+ */
+export async function findInterfaceNodes(
+  source: SelectSource,
+  resource: string,
+  markers: readonly string[],
+  metadata: readonly string[],
+  iriMetadata: ReadonlySet<string> = new Set(),
+): Promise<{ nodes: InterfaceNode[]; nearest: ReadonlyMap<string, string> }> {
+  const nearest = nearestInterfaceProperty(await source.select(SUB_PROPERTY_EDGES_QUERY), markers);
+  const properties = [...nearest.keys()];
+  if (properties.length === 0) return { nodes: [], nearest };
+  const rows = await source.select(interfaceParametersQuery(resource, properties, metadata));
+  const names = new NameAllocator(resource);
+  const nodes = groupParameters(rows, iriMetadata).map((p) => ({
+    ...p,
+    name: names.next(p.holder, p.property),
+    marker: nearest.get(p.property)!,
+  }));
+  return { nodes: nodes.sort((a, b) => (a.name < b.name ? -1 : 1)), nearest };
+}
+
 /**
  * The parameters of `resource` that a binding of `registry` serves, sorted by name. Properties
  * that descend only from interface properties without a binding are not asked for.
@@ -25,29 +65,23 @@ export async function recognizeParameters(
   resource: string,
   registry: ConnectorRegistry,
 ): Promise<ParameterDeclaration[]> {
-  const nearest = nearestInterfaceProperty(await source.select(SUB_PROPERTY_EDGES_QUERY), registry.interfaceProperties());
-  const properties = [...nearest.keys()];
-  if (properties.length === 0) return [];
-  const metadata = [inf.hasValue, inf.accessMode, ...registry.metadataProperties()];
-  const rows = await source.select(interfaceParametersQuery(resource, properties, metadata));
+  const bindingMetadata = registry.metadataProperties();
+  const metadata = [inf.hasValue, inf.accessMode, ...bindingMetadata];
+  // A binding's metadata may name a node (the REST binding's peer resource); the value and the
+  // access mode are literals.
+  const { nodes, nearest } = await findInterfaceNodes(source, resource, registry.interfaceProperties(), metadata, new Set(bindingMetadata));
+  if (nodes.length === 0) return [];
   const datatypes = new Map<string, string>();
-  for (const row of await source.select(parameterDatatypesQuery(properties))) datatypes.set(row.prop!.value, row.datatype!.value);
-  const found = groupParameters(rows);
-  const names = new NameAllocator(resource);
-  const declarations: ParameterDeclaration[] = [];
-  for (const p of found) {
-    const mode = p.metadata.get(inf.accessMode);
-    declarations.push({
-      name: names.next(p.holder, p.property),
-      holder: p.holder,
-      property: p.property,
-      interfaceProperty: nearest.get(p.property)!,
-      datatype: datatypes.get(p.property) ?? p.valueDatatype ?? ANY_SCALAR,
-      accessMode: accessMode(mode),
-      metadata: p.metadata,
-    });
-  }
-  return declarations.sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const row of await source.select(parameterDatatypesQuery([...nearest.keys()]))) datatypes.set(row.prop!.value, row.datatype!.value);
+  return nodes.map((p) => ({
+    name: p.name,
+    holder: p.holder,
+    property: p.property,
+    interfaceProperty: p.marker,
+    datatype: datatypes.get(p.property) ?? p.valueDatatype ?? ANY_SCALAR,
+    accessMode: accessMode(p.metadata.get(inf.accessMode)),
+    metadata: p.metadata,
+  }));
 }
 
 function accessMode(text: string | undefined): AccessMode {
@@ -94,7 +128,7 @@ interface FoundParameter {
 }
 
 /** Rows of the parameters query grouped by parameter node, in a stable order. */
-function groupParameters(rows: readonly Bindings[]): FoundParameter[] {
+function groupParameters(rows: readonly Bindings[], iriMetadata: ReadonlySet<string>): FoundParameter[] {
   const byNode = new Map<string, FoundParameter>();
   for (const row of rows) {
     const { holder, prop, param, meta, metaValue } = row;
@@ -105,10 +139,10 @@ function groupParameters(rows: readonly Bindings[]): FoundParameter[] {
       found = { holder: holder.value, property: prop.value, metadata: new Map(), valueDatatype: undefined };
       byNode.set(key, found);
     }
-    // A metadata value may name a node (an IRI, such as a peer resource); blank nodes name nothing.
-    if (meta && metaValue && metaValue.termType !== 'BlankNode' && !found.metadata.has(meta.value)) {
+    const usable = metaValue?.termType === 'Literal' || (metaValue?.termType === 'NamedNode' && iriMetadata.has(meta?.value ?? ''));
+    if (meta && usable && !found.metadata.has(meta.value)) {
       found.metadata.set(meta.value, metaValue.value);
-      if (meta.value === inf.hasValue && metaValue.termType === 'Literal') found.valueDatatype = metaValue.datatype;
+      if (meta.value === inf.hasValue && metaValue?.termType === 'Literal') found.valueDatatype = metaValue.datatype;
     }
   }
   return [...byNode.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, p]) => p);

@@ -1,6 +1,7 @@
 /**
  * The binding interface: what the sidecar asks of its device, whatever protocol reaches it. A
- * binding (HTTP today; MQTT, OPC UA later) serves one or more URI schemes and opens a
+ * binding (HTTP by URI scheme; MQTT request/response for the workflows the ontology binds to
+ * MQTT, in `connectors/mqtt/`) serves one or more URI schemes and opens a
  * {@link DeviceClient} for a target of them; the registry picks the binding by the target's
  * scheme. Modelled on node-wot's `ProtocolClient` and `ProtocolClientFactory`, cut down to the
  * four things a sidecar does with its device: invoke a workflow, read a state, check it is
@@ -21,6 +22,11 @@ export interface DeviceForm {
   readonly path: string;
   /** How it is called, in the binding's terms: for HTTP the method. Default: the binding's own. */
   readonly method?: string;
+  /**
+   * Where the answer comes back, in the binding's terms: for MQTT the response topic of the
+   * request. Bindings that answer on the request's own connection (HTTP) take none.
+   */
+  readonly replyTo?: string;
   /** Time the device gets to answer, reply included. */
   readonly timeoutMs: number;
 }

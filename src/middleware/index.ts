@@ -6,6 +6,8 @@
  * Semantic connectors (`autoregisterConnectors`, `connectorSyncDirection`, `connectorRegistry`,
  * `ensureTransport`) serve the resource's interface-accessible parameters recognized from the
  * graph; MQTT ships, and a `ConnectorBinding` registered in a `ConnectorRegistry` adds a protocol.
+ * `openMqttWorkflows` binds the workflows the graph declares as invoked over MQTT 5
+ * request/response; `connectorCredentials` gives the brokers' user names, passwords and TLS.
  *
  * @packageDocumentation
  */
@@ -29,6 +31,13 @@ export type {
 } from '../connectors/binding.js';
 export { restBinding, type RestBindingOptions } from '../connectors/rest/binding.js';
 export type { ParameterValue } from '../connectors/datatypes.js';
+export type { ConnectorCredentials, TransportCredentials } from '../connectors/credentials.js';
+export {
+  openMqttWorkflows,
+  type BoundMqttWorkflow,
+  type MqttWorkflows,
+  type OpenMqttWorkflowsOptions,
+} from '../connectors/mqtt/workflows.js';
 export type { ParameterView } from '../connectors/connector-set.js';
 export type { Phase } from './runtime/context.js';
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../lib/logger.js';
 import type { SettingValue } from '../settings.js';
 import type { OGM } from '../ogm/ogm.js';
+import type { ConnectorCredentials, ResolvedConnectorCredentials } from '../connectors/credentials.js';
 import type { ConnectorRegistry } from '../connectors/registry.js';
 import type { SyncDirection } from '../connectors/wiring.js';
 import type { Mode } from './runtime/mode.js';
@@ -108,6 +109,12 @@ export interface SemanticMiddlewareOptions {
   connectorRegistry?: ConnectorRegistry | null;
   /** Seconds after which a live parameter value is answered with `stale: true`; default `null`: never. */
   connectorMaxAge?: SettingValue<'connectorMaxAge'>;
+  /**
+   * User names, passwords and TLS (PEM text) of the brokers the connectors reach: one default
+   * and entries keyed `host:port`; see `ConnectorCredentials`. Never logged or served. Default
+   * `null`: anonymous, plain TCP.
+   */
+  connectorCredentials?: ConnectorCredentials | null;
   /** Called before listening; see {@link EnsureTransport}. */
   ensureTransport?: EnsureTransport | null;
   /** Record an activity feed served at `/activity`; default `false`. */
@@ -160,6 +167,7 @@ export interface ResolvedOptions {
   readonly connectorSyncDirection: SyncDirection;
   readonly connectorRegistry: ConnectorRegistry | undefined;
   readonly connectorMaxAge: number | null;
+  readonly connectorCredentials: ResolvedConnectorCredentials | undefined;
   readonly ensureTransport: EnsureTransport | undefined;
   readonly activityFeed: boolean;
   readonly activityCapacity: number;

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../lib/logger.js';
 import { defaultOf } from '../settings.js';
 import { OGM } from '../ogm/ogm.js';
 import { checkHttpToken, checkOutgoingTokens, checkTls } from './surface/security-options.js';
+import { checkConnectorCredentials } from '../connectors/credentials.js';
 import { ConnectorRegistry } from '../connectors/registry.js';
 import { SYNC_DIRECTIONS, SyncDirection } from '../connectors/wiring.js';
 import { Mode, MODES } from './runtime/mode.js';
@@ -164,6 +165,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     connectorSyncDirection: checkDirection(options.connectorSyncDirection),
     connectorRegistry: checkRegistry(options.connectorRegistry),
     connectorMaxAge: options.connectorMaxAge == null ? null : seconds(options.connectorMaxAge, 'connectorMaxAge', 1),
+    connectorCredentials: checkConnectorCredentials(options.connectorCredentials),
     ensureTransport: optionalFunction<EnsureTransport>(options.ensureTransport, 'ensureTransport'),
     activityFeed: bool(options.activityFeed, 'activityFeed', DEFAULTS.activityFeed),
     activityCapacity: checkCapacity(options.activityCapacity),

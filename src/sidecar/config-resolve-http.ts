@@ -42,7 +42,8 @@ function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[]):
   return { file, ...(token !== undefined && { token }) };
 }
 
-async function readPem(ctx: ResolveContext, path: string[], file: string): Promise<string | undefined> {
+/** The PEM text in `file`; undefined after reporting that it cannot be read or holds no PEM block. */
+export async function readPem(ctx: ResolveContext, path: string[], file: string): Promise<string | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

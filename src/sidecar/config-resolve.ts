@@ -6,6 +6,7 @@
 import { normalizeAddress } from '../iri/address.js';
 import { defaultOf, SETTING_ROWS } from '../settings.js';
 import { pathKey } from './config-layers.js';
+import { resolveBroker } from './config-resolve-broker.js';
 import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from './config-resolve-device.js';
 import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
@@ -137,6 +138,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
   const states = watchdog ? [] : resolveStates(ctx);
   const localApi = resolveLocalApi(ctx, stateDir);
   const outgoingTokens = watchdog ? undefined : resolveOutgoingTokens(ctx);
+  const broker = watchdog ? undefined : await resolveBroker(ctx);
   checkPurpose(ctx, device !== undefined, workflows.length + states.length);
   if (ctx.issues.length > 0 || !store || !serviceClass || !namedGraph) return undefined;
   return {
@@ -153,6 +155,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     localApi,
     ...(http && { http }),
     ...(outgoingTokens && { outgoingTokens }),
+    ...(broker && { broker }),
     activityFeed: at(ctx, ['activityFeed']) === true,
     activityCapacity: num(ctx, 'activityCapacity'),
     autoregisterConnectors: at(ctx, ['autoregisterConnectors']) !== false,

@@ -7,6 +7,7 @@
  * JSON Schema (`V<'port'>`); what resolution adds (resolved secrets, absolute paths, derived
  * defaults) is stated here.
  */
+import type { ConnectorCredentials } from '../connectors/credentials.js';
 import type { SettingPath, SettingValue } from '../settings.js';
 
 type V<P extends SettingPath> = SettingValue<P>;
@@ -107,6 +108,23 @@ export interface OutgoingTokensConfig {
   byAddress?: Record<string, string>;
 }
 
+/** One broker's (or the default) user name, TLS switch and files, as configured (paths absolute). */
+export type BrokerFilesConfig = V<'broker.byAddress'>[string];
+
+/**
+ * User name, password and TLS of the MQTT brokers: the defaults, and entries keyed `host:port`.
+ * Absent from the resolved config when nothing is set (anonymous, plain TCP).
+ */
+export interface BrokerConfig extends BrokerFilesConfig {
+  /** Entries of single brokers, keyed `host:port` (normalized). */
+  byAddress?: Record<string, BrokerFilesConfig>;
+  /**
+   * Resolved secrets: `SIDECAR_BROKER_PASSWORD` or the first line of each password file, and the
+   * PEM contents of the files, as the middleware's `connectorCredentials`. Never logged.
+   */
+  credentials: ConnectorCredentials;
+}
+
 /** Logging. */
 export interface LogConfig {
   /** Minimum level; default `info`. */
@@ -170,6 +188,8 @@ export interface SidecarConfig {
   connectorSyncDirection: V<'connectorSyncDirection'>;
   /** Seconds after which a live parameter value is answered as stale; default null: never. */
   connectorMaxAge: V<'connectorMaxAge'>;
+  /** Credentials and TLS of the MQTT brokers; absent: anonymous, plain TCP. */
+  broker?: BrokerConfig;
   /** Logging. */
   log: LogConfig;
   /** Time `stop()` gives in-flight work, in ms; default `LIMITS.shutdownGraceMs`. */

@@ -8,7 +8,10 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
-import { openDevice, operationRunner, stateProxy, workflowProxy, type DeviceClient } from '../device/index.js';
+import { openDevice, operationRunner, stateProxy, workflowProxy, type ClaimedForDevice, type DeviceClient } from '../device/index.js';
+import { openMqttWorkflows, type BoundMqttWorkflow, type MqttWorkflows } from '../connectors/mqtt/workflows.js';
+import { wiringOf } from '../connectors/wiring.js';
+import { ValueError } from '../errors.js';
 import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
@@ -54,7 +57,46 @@ function reportUnreachableDevice(device: DeviceClient, logger: Logger): void {
   );
 }
 
-function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient | undefined, logger: Logger): SemanticMiddleware {
+/**
+ * The workflows the graph binds to MQTT, connected when the wiring drives the device (an
+ * observing or inspecting sidecar invokes nothing); undefined otherwise.
+ */
+async function mqttWorkflowsOf(config: SidecarConfig, ogm: OGM, logger: Logger): Promise<MqttWorkflows | undefined> {
+  if (!wiringOf(config.autoregisterConnectors, config.connectorSyncDirection).writes) return undefined;
+  return openMqttWorkflows({
+    source: ogm.db,
+    resource: config.resource!,
+    logger,
+    credentials: config.broker?.credentials ?? null,
+    defaultTimeoutMs: config.device?.timeoutMs,
+  });
+}
+
+/** Runs a claimed Operation through the MQTT workflow of its name, else through the device's runner. */
+function operationRunnerOf(
+  config: SidecarConfig,
+  device: DeviceClient | undefined,
+  mqtt: readonly BoundMqttWorkflow[],
+): ((claimed: ClaimedForDevice) => Promise<unknown>) | undefined {
+  const local = device !== undefined && config.workflows.length > 0 ? operationRunner(device, config.workflows) : undefined;
+  if (mqtt.length === 0) return local;
+  const byName = new Map(mqtt.map((w) => [w.options.name, w.invoke]));
+  return (claimed) => {
+    const invoke = claimed.workflowName === undefined ? undefined : byName.get(claimed.workflowName);
+    // The Operation's IRI is set last so a data field called "operation" cannot replace it.
+    if (invoke) return invoke({ ...claimed.data, operation: claimed.operationIri });
+    if (local) return local(claimed);
+    return Promise.reject(new ValueError(`operation ${claimed.operationIri} names a workflow this resource does not declare`));
+  };
+}
+
+function buildMiddleware(
+  config: SidecarConfig,
+  ogm: OGM,
+  device: DeviceClient | undefined,
+  mqtt: readonly BoundMqttWorkflow[],
+  logger: Logger,
+): SemanticMiddleware {
   const mw = new SemanticMiddleware({
     mode: 'resource',
     resourceIri: config.resource,
@@ -71,16 +113,20 @@ function buildMiddleware(config: SidecarConfig, ogm: OGM, device: DeviceClient |
     autoregisterConnectors: config.autoregisterConnectors,
     connectorSyncDirection: config.connectorSyncDirection,
     connectorMaxAge: config.connectorMaxAge,
+    connectorCredentials: config.broker?.credentials ?? null,
     shutdownGraceMs: config.shutdownGraceMs,
     ...securityOptionsOf(config),
     logger,
   });
-  if (device === undefined) return mw;
-  for (const w of config.workflows)
-    mw.workflow({ capabilityClass: w.capabilityClass, workflowClass: w.workflowClass, name: w.name }, workflowProxy(device, w));
-  for (const s of config.states)
-    mw.state({ capabilityClass: s.capabilityClass, statePropertyClass: s.statePropertyClass, name: s.name }, stateProxy(device, s));
-  if (config.workflows.length > 0) mw.registerCallback(operationRunner(device, config.workflows));
+  for (const w of mqtt) mw.workflow(w.options, w.invoke);
+  if (device !== undefined) {
+    for (const w of config.workflows)
+      mw.workflow({ capabilityClass: w.capabilityClass, workflowClass: w.workflowClass, name: w.name }, workflowProxy(device, w));
+    for (const s of config.states)
+      mw.state({ capabilityClass: s.capabilityClass, statePropertyClass: s.statePropertyClass, name: s.name }, stateProxy(device, s));
+  }
+  const runner = operationRunnerOf(config, device, mqtt);
+  if (runner !== undefined) mw.registerCallback(runner);
   return mw;
 }
 
@@ -113,16 +159,19 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
   const logger = options.logger.child({ resource: config.resource });
   const store = await openConfiguredStore(config, logger, options.signal);
   let device: DeviceClient | undefined;
+  let mqtt: MqttWorkflows | undefined;
   let mw: SemanticMiddleware | undefined;
   try {
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     device = deviceClient(config, logger);
-    const middleware = (mw = buildMiddleware(config, ogm, device, options.logger));
+    mqtt = await mqttWorkflowsOf(config, ogm, logger);
+    const middleware = (mw = buildMiddleware(config, ogm, device, mqtt?.workflows ?? [], options.logger));
     const localApi = await startParts(config, middleware, logger);
     if (device !== undefined) reportUnreachableDevice(device, logger);
-    return sidecarHandle({ middleware, store, device, localApi });
+    return sidecarHandle({ middleware, store, device, mqtt, localApi });
   } catch (err) {
     await mw?.stop().catch((e: unknown) => logger.warn({ err: e }, 'stopping after a failed start failed'));
+    await mqtt?.close();
     await device?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;
@@ -133,15 +182,17 @@ interface SidecarParts {
   middleware: SemanticMiddleware;
   store: TripleStore;
   device: DeviceClient | undefined;
+  mqtt: MqttWorkflows | undefined;
   localApi: LocalApi | undefined;
 }
 
 function sidecarHandle(parts: SidecarParts): Sidecar {
-  const { middleware, store, device, localApi } = parts;
+  const { middleware, store, device, mqtt, localApi } = parts;
   let stopping: Promise<void> | undefined;
   const stopAll = async (): Promise<void> => {
     await localApi?.close();
     await middleware.stop();
+    await mqtt?.close();
     await device?.close();
     await store.close();
   };

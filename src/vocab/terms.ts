@@ -150,6 +150,16 @@ export const sm = Object.freeze({
   hasRESTPeer: SM('hasRESTPeer'),
   hasRESTPeerParameter: SM('hasRESTPeerParameter'),
   hasRESTPeerState: SM('hasRESTPeerState'),
+  /**
+   * Workflows invoked over MQTT (`ontology/middleware.ttl`): the marker a domain property
+   * descends from, and the workflow node's classes, topics and timeout. Topics are southbound.
+   */
+  isInterfaceAccessibleMQTTWorkflow: SM('isInterfaceAccessibleMQTTWorkflow'),
+  hasMQTTCommandTopic: SM('hasMQTTCommandTopic'),
+  hasMQTTResponseTopic: SM('hasMQTTResponseTopic'),
+  hasMQTTTimeoutMs: SM('hasMQTTTimeoutMs'),
+  workflowClass: SM('workflowClass'),
+  capabilityClass: SM('capabilityClass'),
 });
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ANY_SCALAR, datatypeLabel, typeValue } from '../../src/connectors/datatypes.js';
 import { SyncDirection, wiringOf } from '../../src/connectors/wiring.js';
-import { reconnectDelayMs } from '../../src/connectors/mqtt/session.js';
+import { reconnectDelayMs } from '../../src/connectors/mqtt/broker-connection.js';
 import { XSD, xsd } from '../../src/vocab/index.js';
 
 describe('parameter datatypes', () => {

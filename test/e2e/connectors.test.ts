@@ -1,10 +1,8 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect } from '@jest/globals';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MqttClient } from 'mqtt';
-import { brokerAddress, brokerUrl } from '../support/broker.js';
-import { ProcessGroup, type Proc } from '../support/sidecar-process.js';
+import { brokerAddress } from '../support/broker.js';
+import { connectorCell, type RunningSidecar } from '../connectors/e2e-support.js';
 import { lit, TBOX, topicPrefix } from '../connectors/support.js';
 import { inf } from '../../src/vocab/index.js';
 
@@ -17,25 +15,11 @@ const BELT = 'https://example.org/cell#belt1';
  * driving, refuses them when observing, and says nothing southbound.
  */
 describe('semantic-sidecar start --resource with MQTT parameters in the ontology', () => {
-  const test = brokerUrl() === undefined ? it.skip : it;
-  const group = new ProcessGroup();
-  const dir = mkdtempSync(join(tmpdir(), 'sm-e2e-connectors-'));
-  const clients: MqttClient[] = [];
-  afterEach(async () => {
-    await group.cleanup();
-    await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const cell = connectorCell('sm-e2e-connectors-');
+  const { test, group, dir, clients } = cell;
 
-  const sidecar = async (name: string, ontology: string, args: string[] = []): Promise<{ proc: Proc; address: string }> => {
-    const cwd = mkdtempSync(join(dir, `${name}-`));
-    const proc = group.cli(name, ['start', '--resource', BELT, '--port', '0', '--store', 'memory', ...args], {
-      cwd,
-      env: { SIDECAR_ONTOLOGY_FILES: ontology },
-    });
-    const { address } = JSON.parse(await proc.firstLine(30_000)) as { address: string };
-    return { proc, address };
-  };
+  const sidecar = (name: string, ontology: string, args: string[] = []): Promise<RunningSidecar> =>
+    cell.sidecar(name, ['--resource', BELT, '--port', '0', '--store', 'memory', ...args], { env: { SIDECAR_ONTOLOGY_FILES: ontology } });
 
   test('should serve the published values, write setpoints when driving, refuse them when observing, and leak nothing southbound', async () => {
     const t = topicPrefix();

@@ -158,7 +158,15 @@ function asFile(config: SidecarConfig): unknown {
       : { port: config.localApi.port, tokenFile: config.localApi.tokenFile };
   const { token: _token, tls: _tls, ...http } = config.http ?? {};
   const { default: _default, byAddress: _byAddress, ...outgoingTokens } = config.outgoingTokens ?? {};
-  return { ...config, store, localApi, ...(config.http && { http }), ...(config.outgoingTokens && { outgoingTokens }) };
+  const { credentials: _credentials, ...broker } = config.broker ?? { credentials: {} };
+  return {
+    ...config,
+    store,
+    localApi,
+    ...(config.http && { http }),
+    ...(config.outgoingTokens && { outgoingTokens }),
+    ...(config.broker && { broker }),
+  };
 }
 
 describe('example configs in config/', () => {
@@ -220,6 +228,11 @@ describe('SIDECAR_CONFIG_SCHEMA', () => {
         'http.tlsKeyFile': tlsKeyFile,
         'outgoingTokens.defaultFile': token,
         'outgoingTokens.byAddressFiles': { 'https://robot1:8443': token },
+        'broker.username': 'sidecar',
+        'broker.passwordFile': passwordFile,
+        'broker.tls': true,
+        'broker.caFile': tlsCertFile,
+        'broker.byAddress': { 'edge7:8883': { username: 'edge', passwordFile, caFile: tlsCertFile } },
         workflows: [
           {
             name: 'open',

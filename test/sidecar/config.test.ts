@@ -280,8 +280,16 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
     const covered = new Set(PRECEDENCE.map((row) => row.env[0]));
     const untested = CONFIG_ENV_VARS.filter((v) => v.field !== undefined && !covered.has(v.name)).map((v) => v.name);
     // Tested on their own below: credentials, the update URL, ontology files, the loopback API;
-    // the HTTP token, TLS and outgoing tokens in auth-config.test.ts.
+    // the HTTP token, TLS and outgoing tokens in auth-config.test.ts; the broker credentials in
+    // test/e2e/connectors-credentials.test.ts.
     const security = [
+      'SIDECAR_BROKER_CA_FILE',
+      'SIDECAR_BROKER_CERT_FILE',
+      'SIDECAR_BROKER_KEY_FILE',
+      'SIDECAR_BROKER_PASSWORD',
+      'SIDECAR_BROKER_PASSWORD_FILE',
+      'SIDECAR_BROKER_TLS',
+      'SIDECAR_BROKER_USERNAME',
       'SIDECAR_HTTP_TLS_CERT_FILE',
       'SIDECAR_HTTP_TLS_KEY_FILE',
       'SIDECAR_HTTP_TOKEN',
@@ -305,7 +313,7 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
       ].sort(),
     );
     // Secrets from the environment are resolved values, not settings a file or flag may name.
-    const secrets = ['store.password', 'http.token', 'outgoingTokens.default'];
+    const secrets = ['store.password', 'http.token', 'outgoingTokens.default', 'broker.password'];
     for (const v of CONFIG_ENV_VARS) if (v.field !== undefined && !secrets.includes(v.field)) expect(CONFIG_PATHS).toContain(v.field);
     expect(new Set(CONFIG_ENV_VARS.map((v) => v.name)).size).toBe(CONFIG_ENV_VARS.length);
   });

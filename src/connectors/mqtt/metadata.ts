@@ -4,6 +4,7 @@
  * (metadata is southbound only).
  */
 import { ValueError } from '../../errors.js';
+import { SM } from '../../vocab/namespaces.js';
 import { inf } from '../../vocab/terms.js';
 import type { ParameterDeclaration, TransportAddress } from '../binding.js';
 
@@ -33,8 +34,30 @@ const MAX_TOPIC_BYTES = 65_535;
  */
 export function mqttMetadata(parameter: ParameterDeclaration): MqttMetadata {
   const meta = parameter.metadata;
-  const fault = (property: string, rule: string): ValueError =>
-    new ValueError(`parameter "${parameter.name}": ${shortName(property)} ${rule}`);
+  const fault = metadataFault(`parameter "${parameter.name}"`);
+  const topic = checkedTopic(meta.get(inf.hasMQTTTopic), () => fault(inf.hasMQTTTopic, 'is not a valid MQTT topic name'));
+  const setTopic = checkedTopic(meta.get(inf.hasMQTTSetTopic), () => fault(inf.hasMQTTSetTopic, 'is not a valid MQTT topic name'));
+  const pathText = meta.get(inf.hasMQTTValuePath);
+  const valuePath = pathText === undefined || pathText === '' ? [] : pathText.split('.');
+  if (valuePath.some((s) => s === '' || FORBIDDEN_SEGMENTS.has(s)))
+    throw fault(inf.hasMQTTValuePath, 'is not a dotted path of non-empty keys');
+  return { transport: brokerTransport(meta, fault), topic, setTopic, valuePath };
+}
+
+/** Builds the error of a metadata property: `<what>: inf:<property> <rule>`, never the value. */
+export type MetadataFault = (property: string, rule: string) => ValueError;
+
+/** The {@link MetadataFault} of the node described as `what` (`parameter "speed"`). */
+export const metadataFault =
+  (what: string): MetadataFault =>
+  (property, rule) =>
+    new ValueError(`${what}: ${shortName(property)} ${rule}`);
+
+/**
+ * The broker of a node from `inf:hasMQTTBrokerIP` and `inf:hasMQTTBrokerPort` (default 1883).
+ * @throws the fault's ValueError when the host is missing or not a host, or the port is not one.
+ */
+export function brokerTransport(meta: ReadonlyMap<string, string>, fault: MetadataFault): TransportAddress {
   const host = meta.get(inf.hasMQTTBrokerIP)?.trim();
   if (host === undefined || host === '') throw fault(inf.hasMQTTBrokerIP, 'is missing');
   if (!HOST.test(host)) throw fault(inf.hasMQTTBrokerIP, 'is not a host name or IP address');
@@ -42,13 +65,7 @@ export function mqttMetadata(parameter: ParameterDeclaration): MqttMetadata {
   const port = portText === undefined ? MQTT_DEFAULT_PORT : Number(portText);
   if (!/^\d{1,5}$/u.test(portText ?? '1883') || !Number.isSafeInteger(port) || port < 1 || port > 65_535)
     throw fault(inf.hasMQTTBrokerPort, 'is not a port from 1 to 65535');
-  const topic = checkedTopic(meta.get(inf.hasMQTTTopic), () => fault(inf.hasMQTTTopic, 'is not a valid MQTT topic name'));
-  const setTopic = checkedTopic(meta.get(inf.hasMQTTSetTopic), () => fault(inf.hasMQTTSetTopic, 'is not a valid MQTT topic name'));
-  const pathText = meta.get(inf.hasMQTTValuePath);
-  const valuePath = pathText === undefined || pathText === '' ? [] : pathText.split('.');
-  if (valuePath.some((s) => s === '' || FORBIDDEN_SEGMENTS.has(s)))
-    throw fault(inf.hasMQTTValuePath, 'is not a dotted path of non-empty keys');
-  return { transport: { host: host.toLowerCase(), port }, topic, setTopic, valuePath };
+  return { host: host.toLowerCase(), port };
 }
 
 /**
@@ -57,7 +74,7 @@ export function mqttMetadata(parameter: ParameterDeclaration): MqttMetadata {
  * control character (Mosquitto 2 drops the connection of a client that sends one, which would
  * cut off every parameter on that broker), at most 65,535 bytes of UTF-8 (MQTT 3.1.1 §4.7).
  */
-function checkedTopic(text: string | undefined, fault: () => ValueError): string | undefined {
+export function checkedTopic(text: string | undefined, fault: () => ValueError): string | undefined {
   if (text === undefined) return undefined;
   if (text === '' || /[+#]/u.test(text) || hasControlCharacter(text) || Buffer.byteLength(text, 'utf8') > MAX_TOPIC_BYTES) throw fault();
   return text;
@@ -73,5 +90,6 @@ function hasControlCharacter(text: string): boolean {
 }
 
 function shortName(iri: string): string {
-  return `inf:${iri.slice(iri.lastIndexOf('#') + 1)}`;
+  const prefix = iri.startsWith(SM.iri) ? 'sm' : 'inf';
+  return `${prefix}:${iri.slice(iri.lastIndexOf('#') + 1)}`;
 }

@@ -63,6 +63,7 @@ export class MiddlewareContext {
         freshWithinMs: options.stalenessThreshold * 1000,
         tokenFor: (address) => outgoingTokenFor(options.outgoingTokens, address),
       },
+      ...(options.connectorCredentials && { credentials: options.connectorCredentials }),
     });
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
