@@ -48,7 +48,7 @@ const DATASET_PARAMS = {
 /**
  * The operation of a GET (`?query=`) or POST (form-encoded `query=`/`update=`, or an
  * `application/sparql-query` / `application/sparql-update` body) request to the endpoint.
- * The dataset parameters come from the query string, or from the form of a form-encoded POST.
+ * The dataset parameters come from the query string, and from the form of a form-encoded POST.
  * @throws ProtocolError 405 for another method, 415 for another body type, 413 for a body
  *   over `limitBytes`, 400 for a missing or repeated operation, a dataset parameter of the
  *   other kind of operation, or a graph that is not an absolute IRI.
@@ -68,7 +68,7 @@ export async function readOperation(req: IncomingMessage, url: URL, limitBytes: 
     );
   }
   const body = await readBody(req, limitBytes);
-  if (type === FORM) return fromParams(new URLSearchParams(body), true);
+  if (type === FORM) return fromParams(withUrlDataset(new URLSearchParams(body), url.searchParams), true);
   return withDataset({ kind: type === QUERY_BODY ? 'query' : 'update', text: body }, url.searchParams);
 }
 
@@ -79,6 +79,13 @@ function fromParams(params: URLSearchParams, post: boolean): SparqlOperation {
   if (queries.length + updates.length > 1) throw new ProtocolError(400, 'expected exactly one "query" or "update" parameter, got several');
   if (updates.length > 0 && !post) throw new ProtocolError(400, 'an update must be POSTed (SPARQL 1.1 Protocol), not sent by GET');
   return withDataset(queries.length > 0 ? { kind: 'query', text: queries[0]! } : { kind: 'update', text: updates[0]! }, params);
+}
+
+// Some clients send the dataset parameters in the URL even when they POST a form.
+function withUrlDataset(form: URLSearchParams, url: URLSearchParams): URLSearchParams {
+  const names: readonly string[] = [...DATASET_PARAMS.query, ...DATASET_PARAMS.update];
+  for (const [name, value] of url) if (names.includes(name)) form.append(name, value);
+  return form;
 }
 
 function withDataset(op: SparqlOperation, params: URLSearchParams): SparqlOperation {

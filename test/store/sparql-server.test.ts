@@ -227,6 +227,12 @@ describe('SPARQL server protocol', () => {
       new URLSearchParams({ query: 'SELECT ?v WHERE { <urn:x> <urn:in> ?v }', 'default-graph-uri': 'urn:u1' }).toString(),
     );
     expect(await values(form)).toEqual(['one']);
+    const formWithUrlDataset = await post(
+      'application/x-www-form-urlencoded',
+      new URLSearchParams({ query: 'SELECT ?v WHERE { <urn:x> <urn:in> ?v }' }).toString(),
+      '/sparql?default-graph-uri=urn:u2',
+    );
+    expect(await values(formWithUrlDataset)).toEqual(['two']);
   });
 
   it("should apply using-graph-uri to an update's WHERE", async () => {
