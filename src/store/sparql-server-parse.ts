@@ -32,7 +32,9 @@ export interface UpdatePlan {
 }
 
 // Oxigraph judges what sparqljs's extra checks (ungrouped variables and the like) would refuse.
-const parse = (text: string): SparqlQuery => new sparqljs.Parser({ skipUngroupedVariableCheck: true }).parse(text);
+// One parser serves every request: each parse starts from fresh prefixes and base.
+const parser = new sparqljs.Parser({ skipUngroupedVariableCheck: true });
+const parse = (text: string): SparqlQuery => parser.parse(text);
 const generator = new sparqljs.Generator();
 // A request without the word WHERE has no WHERE clause: no parse is needed for the DATA forms,
 // DROP, LOAD and the like, which may be megabytes long.
