@@ -28,8 +28,11 @@ export interface StoreServeOptions {
 export const STORE_SERVE_PORT = 7878;
 
 const HELP = `
-Serves the embedded store over the SPARQL 1.1 Protocol, so that several sidecars on one machine
-share it (--store http://127.0.0.1:${STORE_SERVE_PORT}/sparql). The endpoint URL is the first line on stdout;
+Serves the embedded store as a SPARQL 1.1 Protocol endpoint, so that sidecars, the watchdog and
+stock SPARQL clients share it (--store http://127.0.0.1:${STORE_SERVE_PORT}/sparql). A query's default graph is
+the union of all graphs; SELECT/ASK answer JSON, XML, CSV or TSV and CONSTRUCT/DESCRIBE Turtle,
+N-Triples, N-Quads or JSON-LD, as Accept asks. An update is acknowledged, and seen by readers,
+only once it is on disk (--data-dir). The endpoint URL is the first line on stdout;
 logs are JSON lines on stderr (each request at debug). SIGTERM or SIGINT stops it cleanly:
 requests in flight finish, the journal is flushed and the data dir lock released; a second
 signal quits at once. Beyond loopback (--host) the endpoint needs --token-file; clients then
@@ -103,7 +106,7 @@ export function registerStoreCommand(program: Command, io: CliIo): void {
   const store = program.command('store');
   store
     .command('serve')
-    .description('serve the embedded store over the SPARQL 1.1 Protocol (loopback by default)')
+    .description('serve the embedded store as a SPARQL 1.1 Protocol endpoint (loopback by default)')
     .addOption(new Option('--data-dir <dir>', 'durable store directory (snapshot + journal, locked while served)').conflicts('memory'))
     .option('--memory', 'ephemeral store: nothing is kept after it stops')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')

@@ -1,4 +1,4 @@
-import { namedNode, Store } from 'oxigraph';
+import { namedNode, Store, type NamedNode } from 'oxigraph';
 import { SemanticMiddlewareError, StoreError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
@@ -25,6 +25,22 @@ export interface EmbeddedStoreOptions {
 }
 
 const NQUADS = 'application/n-quads';
+
+/**
+ * The dataset a query served by {@link EmbeddedStore.queryResults} runs on: `'union'` makes the
+ * default graph the union of every graph (as GraphDB, Virtuoso and Fuseki with
+ * `unionDefaultGraph` serve it); explicit lists are the SPARQL 1.1 Protocol's
+ * `default-graph-uri` and `named-graph-uri`; `'query'` leaves the dataset to the query (its
+ * FROM and FROM NAMED clauses).
+ */
+export type QueryDataset = 'union' | 'query' | { defaultGraphs: readonly string[]; namedGraphs: readonly string[] };
+
+/** Options of {@link EmbeddedStore.queryResults}. */
+export interface QueryResultsOptions {
+  /** The media type of the answer: a SPARQL results format, or an RDF format for CONSTRUCT and DESCRIBE. */
+  format: string;
+  dataset: QueryDataset;
+}
 // JSON results instead of term objects: the objects hold WASM memory that is freed only on a
 // later event-loop turn, and a loop of queries that never yields slows down badly (DESIGN.md 1).
 const JSON_RESULTS = { results_format: 'application/sparql-results+json' } as const;
@@ -41,8 +57,10 @@ const stderrLogger: StoreLogger = {
  * Every Oxigraph call is synchronous and nothing awaits between a check and its write, so a
  * conditional update is atomic among all callers in the process. With a `dataDir` each write is
  * applied in memory, then journalled and fsync'd before its promise resolves; a crash loses at
- * most the writes whose promises had not resolved. Reads may see a write a moment before it
- * is on disk (memory is updated first, so that a failed update never reaches the journal).
+ * most the writes whose promises had not resolved. Memory is updated first (so that a failed
+ * update never reaches the journal), but no answer leaves the store before every write it may
+ * have seen is on disk: a reader never acts on a write that a crash would lose. After a failed
+ * journal write memory is ahead of disk, and every request is refused until the store is reopened.
  *
  * Replay re-runs the journalled SPARQL Update text, so updates must be deterministic: write
  * timestamps and identifiers as literals, not `NOW()`, `UUID()` or `RAND()` (the product does).
@@ -63,6 +81,8 @@ export class EmbeddedStore implements TripleStore {
   readonly deletesWithUnboundVariables = true;
   private count = 0;
   private closed = false;
+  // Journal writes not yet on disk, in any order (a large load's snapshot may finish after later entries).
+  private readonly pendingSync = new Set<Promise<void>>();
 
   private constructor(
     private readonly store: Store,
@@ -93,22 +113,33 @@ export class EmbeddedStore implements TripleStore {
     return this.count;
   }
 
-  select(query: string): Promise<Bindings[]> {
-    return settle(() =>
-      parseSelectJson(
-        this.run('query', () => this.queryJson(query)),
-        this.description,
-      ),
-    );
+  async select(query: string): Promise<Bindings[]> {
+    const json = this.run(() => this.queryJson(query));
+    await this.durable();
+    return parseSelectJson(json, this.description);
   }
 
-  ask(query: string): Promise<boolean> {
-    return settle(() => this.run('ask', () => this.askNow(query)));
+  async ask(query: string): Promise<boolean> {
+    const answer = this.run(() => this.askNow(query));
+    await this.durable();
+    return answer;
+  }
+
+  /**
+   * The answer to `query` serialized as `options.format`, evaluated on `options.dataset`: what
+   * `store serve` answers a SPARQL 1.1 Protocol query with, in any form (CONSTRUCT and DESCRIBE
+   * too).
+   */
+  async queryResults(query: string, options: QueryResultsOptions): Promise<string> {
+    const answer = this.run(() => this.store.query(query, { results_format: options.format, ...datasetOptions(options.dataset) }));
+    await this.durable();
+    return answer as string;
   }
 
   async update(update: string): Promise<void> {
-    this.run('update', () => this.applyUpdate(update));
-    await this.journal?.record({ op: 'update', sparql: update });
+    this.run(() => this.applyUpdate(update));
+    this.unsynced(this.journal?.record({ op: 'update', sparql: update }));
+    await this.durable();
   }
 
   /**
@@ -116,12 +147,14 @@ export class EmbeddedStore implements TripleStore {
    * this process, one request. A condition that does not hold writes and journals nothing.
    */
   async conditionalUpdate(update: string, check: ConditionalUpdateCheck): Promise<boolean> {
-    const applies = this.run('update', () => {
+    const applies = this.run(() => {
       if (!this.askNow(check.before)) return false;
       this.applyUpdate(update);
       return true;
     });
-    if (applies) await this.journal?.record({ op: 'update', sparql: update });
+    // A check that failed has seen the state too: its answer waits for that state to be durable.
+    if (applies) this.unsynced(this.journal?.record({ op: 'update', sparql: update }));
+    await this.durable();
     return applies;
   }
 
@@ -131,32 +164,37 @@ export class EmbeddedStore implements TripleStore {
    * large for one journal entry is made durable by a snapshot instead.
    */
   async load(document: string, options: LoadOptions): Promise<void> {
-    const { nquads, triples } = this.run('load', () => {
+    const { nquads, triples } = this.run(() => {
       const parsed = this.parseDocument(document, options);
       this.store.load(parsed.nquads, { format: NQUADS });
       return parsed;
     });
     if (this.journal) {
-      if (Buffer.byteLength(nquads) <= LIMITS.maxJournalEntryBytes) {
-        await this.journal.record({ op: 'load', graph: options.graph, nquads });
-      } else {
-        await this.journal.snapshot();
-      }
+      this.unsynced(
+        Buffer.byteLength(nquads) <= LIMITS.maxJournalEntryBytes
+          ? this.journal.record({ op: 'load', graph: options.graph, nquads })
+          : this.journal.snapshot(),
+      );
     }
+    await this.durable();
     options.onProgress?.(triples);
   }
 
   /** N-Quads of every graph, or of `options.graph` (each line carrying that graph's name). */
-  dump(options: { graph?: string } = {}): Promise<string> {
-    return settle(() => {
-      this.assertOpen();
-      const graph = options.graph;
-      if (graph === undefined) return this.store.dump({ format: NQUADS });
+  async dump(options: { graph?: string } = {}): Promise<string> {
+    this.assertOpen();
+    this.journal?.assertWritable();
+    const graph = options.graph;
+    let nquads: string;
+    if (graph === undefined) nquads = this.store.dump({ format: NQUADS });
+    else {
       const name = ` ${sparqlIri(graph)} .\n`;
       const triples = this.guard(() => this.store.dump({ format: NQUADS, from_graph_name: namedNode(graph) }));
       // Oxigraph writes one triple per line ending in " ."; naming the graph keeps it N-Quads of that graph.
-      return triples.replace(/ \.\n/gu, () => name);
-    });
+      nquads = triples.replace(/ \.\n/gu, () => name);
+    }
+    await this.durable();
+    return nquads;
   }
 
   /** Flushes the journal, writes a final snapshot and releases the data dir. Repeat calls do nothing. */
@@ -166,13 +204,29 @@ export class EmbeddedStore implements TripleStore {
     await this.journal?.close();
   }
 
-  // Counts the request, refuses work when closed or when the journal failed, and wraps
-  // Oxigraph's errors so that they name this store.
-  private run<T>(kind: 'query' | 'ask' | 'update' | 'load', work: () => T): T {
+  // Counts the request, refuses work when closed or when the journal failed (memory then holds
+  // writes that are not on disk, for readers too), and wraps Oxigraph's errors so that they
+  // name this store.
+  private run<T>(work: () => T): T {
     this.assertOpen();
     this.count += 1;
-    if (kind === 'update' || kind === 'load') this.journal?.assertWritable();
+    this.journal?.assertWritable();
     return this.guard(work);
+  }
+
+  private unsynced(written: Promise<void> | undefined): void {
+    if (written === undefined) return;
+    this.pendingSync.add(written);
+    const settled = (): void => void this.pendingSync.delete(written);
+    written.then(settled, settled);
+  }
+
+  /**
+   * Resolves once every write applied so far is on disk; rejects with the journal's failure when
+   * one of them could not be written. Called right after a request ran, before it answers.
+   */
+  private async durable(): Promise<void> {
+    if (this.pendingSync.size > 0) await Promise.all(this.pendingSync);
   }
 
   private guard<T>(work: () => T): T {
@@ -226,12 +280,14 @@ export class EmbeddedStore implements TripleStore {
   }
 }
 
-/**
- * `fn`'s result as a promise: the engine answers synchronously, and a store's methods reject
- * rather than throw (as an async function would; `Promise.try` once Node 20 is dropped).
- */
-function settle<T>(fn: () => T): Promise<T> {
-  return new Promise((resolve) => resolve(fn()));
+function datasetOptions(dataset: QueryDataset): {
+  use_default_graph_as_union?: boolean;
+  default_graph?: NamedNode[];
+  named_graphs?: NamedNode[];
+} {
+  if (dataset === 'union') return { use_default_graph_as_union: true };
+  if (dataset === 'query') return {};
+  return { default_graph: dataset.defaultGraphs.map((g) => namedNode(g)), named_graphs: dataset.namedGraphs.map((g) => namedNode(g)) };
 }
 
 function applyEntry(store: Store, entry: JournalEntry): void {

@@ -81,7 +81,7 @@ export class Journal {
     }
   }
 
-  /** Throws if an earlier journal write failed: then memory is ahead of disk and writes must stop. */
+  /** Throws if an earlier journal write failed: then memory is ahead of disk and requests must stop. */
   assertWritable(): void {
     if (this.failure) throw this.failure;
   }
@@ -150,7 +150,7 @@ export class Journal {
     } catch (cause) {
       this.failure ??= new StoreError(
         `embedded store at ${this.options.dir}: journal write failed (${String(cause)}); ` +
-          'writes are refused until the store is reopened',
+          'requests are refused until the store is reopened',
         this.options.dir,
         undefined,
         { cause },

@@ -1,7 +1,9 @@
 import { SemanticMiddlewareError, StoreError } from '../errors.js';
+import type { QueryDataset, QueryResultsOptions } from './embedded-store.js';
+import { formatsOf, negotiate, RESULTS_JSON } from './sparql-server-formats.js';
+import { parseQuery, planUpdate, type ParsedQuery } from './sparql-server-parse.js';
 import { askResultJson, selectResultsJson, SPARQL_RESULTS_JSON, updateReportJson } from './sparql-server-results.js';
 import { ProtocolError, type SparqlOperation } from './sparql-server-request.js';
-import { queryForm, updateWhereAsk } from './sparql-server-scan.js';
 import type { TripleStore } from './triple-store.js';
 
 /** What the server answers: a status, and a body with its media type (none for 204). */
@@ -12,56 +14,75 @@ export interface Answer {
   headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A store that answers a query in any form and format on a given dataset (the embedded store);
+ * a store without it is served for SELECT and ASK as SPARQL JSON only.
+ */
+export interface ResultsStore extends TripleStore {
+  queryResults(query: string, options: QueryResultsOptions): Promise<string>;
+}
+
 // Oxigraph's parser errors read "error at <line>:<column>: expected ...".
 const PARSER_MESSAGE = /^error at \d+:\d+: /u;
+// Query answers differ by Accept.
+const VARY = { vary: 'Accept' } as const;
 
 /**
- * Runs one operation on the store.
+ * Runs one operation on the store; `accept` is the request's Accept header.
  *
- * Queries: SELECT and ASK answer SPARQL JSON results. CONSTRUCT and DESCRIBE are refused with
- * 400, since the store seam returns bindings only.
+ * Queries: every form, answered in the format `accept` prefers (see `sparql-server-formats.ts`).
+ * A query that names no graph (no FROM, no dataset parameters) runs on the union of all graphs
+ * as its default graph, as GraphDB, Virtuoso and Fuseki (with `unionDefaultGraph`) serve it, so
+ * a client that writes into named graphs reads its data back without GRAPH clauses.
  *
  * Updates: a single DELETE/INSERT ... WHERE operation runs as the store's conditional update,
- * its WHERE (as an ASK) checked in the same atomic step (see {@link updateWhereAsk}), and
- * answers 200 with a Virtuoso-style update report saying whether the WHERE matched (see
+ * its WHERE (as an ASK) checked in the same atomic step (see {@link planUpdate}), and answers
+ * 200 with a Virtuoso-style update report saying whether the WHERE matched (see
  * `updateReportJson`). That report is how this project's remote store tells, in one request,
  * whether a compare-and-set applied; without it the client could only look afterwards, and two
  * racing writers of the same values would both believe they won. Every other update (the DATA
- * forms, DROP, LOAD, several operations) runs as is and answers 204.
+ * forms, DROP, LOAD, several operations) runs as is and answers 204. An update's WHERE without
+ * USING or WITH reads the store's default graph, as SPARQL 1.1 Update says.
  */
-export async function execute(store: TripleStore, op: SparqlOperation): Promise<Answer> {
+export async function execute(store: TripleStore, op: SparqlOperation, accept: string | undefined): Promise<Answer> {
   if (op.kind === 'update') {
-    const applied = await checkedUpdate(store, op.text);
-    if (applied !== undefined) return { status: 200, type: SPARQL_RESULTS_JSON, body: updateReportJson(applied) };
-    await store.update(op.text);
+    const plan = planUpdate(op.text, op.dataset);
+    if (plan.whereAsk !== undefined) {
+      const applied = await store.conditionalUpdate(plan.text, { before: plan.whereAsk, after: plan.whereAsk });
+      return { status: 200, type: SPARQL_RESULTS_JSON, body: updateReportJson(applied) };
+    }
+    await store.update(plan.text);
     return { status: 204 };
   }
-  const form = queryForm(op.text);
-  if (form === 'CONSTRUCT' || form === 'DESCRIBE') {
-    throw new ProtocolError(
-      400,
-      `${form} queries are not served here: this endpoint answers SELECT and ASK (the store seam returns bindings only)`,
-    );
+  const query = parseQuery(op.text);
+  const format = negotiate(accept, formatsOf(query.form));
+  if (hasQueryResults(store)) {
+    const body = await store.queryResults(op.text, { format: format.storeFormat, dataset: datasetOf(query, op) });
+    return { status: 200, type: format.contentType, body, headers: VARY };
   }
-  if (form === 'ASK') return { status: 200, type: SPARQL_RESULTS_JSON, body: askResultJson(await store.ask(op.text)) };
-  // Anything else is run as a SELECT: the store's parser says what is wrong with a malformed one.
-  return { status: 200, type: SPARQL_RESULTS_JSON, body: selectResultsJson(await store.select(op.text)) };
+  return bindingsAnswer(store, op, query, format === RESULTS_JSON);
 }
 
-/**
- * Whether the update's WHERE matched, the update applied in the same atomic step; undefined
- * when the update is not of that shape, or when its WHERE did not parse as an ASK (then the
- * plain update runs and its own parse error, if any, is what the client gets).
- */
-async function checkedUpdate(store: TripleStore, update: string): Promise<boolean | undefined> {
-  const ask = updateWhereAsk(update);
-  if (ask === undefined) return undefined;
-  try {
-    return await store.conditionalUpdate(update, { before: ask, after: ask });
-  } catch (error) {
-    if (parserMessage(error) !== undefined) return undefined;
-    throw error;
-  }
+function hasQueryResults(store: TripleStore): store is ResultsStore {
+  return typeof (store as Partial<ResultsStore>).queryResults === 'function';
+}
+
+// The protocol's parameters win over the query's own FROM clauses; without either, the union.
+function datasetOf(query: ParsedQuery, op: SparqlOperation): QueryDataset {
+  if (op.dataset !== undefined) return op.dataset;
+  return query.namesDataset ? 'query' : 'union';
+}
+
+// A store that returns bindings only (a served remote store): its own default graph, SPARQL JSON.
+async function bindingsAnswer(store: TripleStore, op: SparqlOperation, query: ParsedQuery, json: boolean): Promise<Answer> {
+  const refuse = (what: string): never => {
+    throw new ProtocolError(400, `${what} is not served for ${store.description}: it answers SELECT and ASK as SPARQL JSON only`);
+  };
+  if (query.form === 'CONSTRUCT' || query.form === 'DESCRIBE') refuse(`a ${query.form} query`);
+  if (op.dataset !== undefined) refuse('a dataset given by parameters');
+  if (!json) throw new ProtocolError(406, `${store.description} answers only ${SPARQL_RESULTS_JSON}`);
+  const body = query.form === 'ASK' ? askResultJson(await store.ask(op.text)) : selectResultsJson(await store.select(op.text));
+  return { status: 200, type: SPARQL_RESULTS_JSON, body, headers: VARY };
 }
 
 /** The store's parser message when `error` is a malformed request, else undefined. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { iriProblem } from '../iri/validate.js';
 
 /**
  * Reading a SPARQL 1.1 Protocol request (https://www.w3.org/TR/sparql11-protocol/): the
@@ -17,23 +18,40 @@ export class ProtocolError extends Error {
   }
 }
 
+/** Graph IRIs given by the protocol's dataset parameters. */
+export interface GraphList {
+  defaultGraphs: string[];
+  namedGraphs: string[];
+}
+
 /** The one operation a request carries. */
 export interface SparqlOperation {
   kind: 'query' | 'update';
   text: string;
+  /**
+   * A query's `default-graph-uri` / `named-graph-uri`, an update's `using-graph-uri` /
+   * `using-named-graph-uri`; undefined when none is given.
+   */
+  dataset?: GraphList;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
 const QUERY_BODY = 'application/sparql-query';
 const UPDATE_BODY = 'application/sparql-update';
-// The store seam runs the request text as it is; a dataset given beside it would be ignored.
-const DATASET_PARAMS = ['default-graph-uri', 'named-graph-uri', 'using-graph-uri', 'using-named-graph-uri'];
+
+// The protocol's dataset parameters of each kind of operation: [default graphs, named graphs].
+const DATASET_PARAMS = {
+  query: ['default-graph-uri', 'named-graph-uri'],
+  update: ['using-graph-uri', 'using-named-graph-uri'],
+} as const;
 
 /**
  * The operation of a GET (`?query=`) or POST (form-encoded `query=`/`update=`, or an
  * `application/sparql-query` / `application/sparql-update` body) request to the endpoint.
+ * The dataset parameters come from the query string, and from the form of a form-encoded POST.
  * @throws ProtocolError 405 for another method, 415 for another body type, 413 for a body
- *   over `limitBytes`, 400 for a missing, repeated or unsupported parameter.
+ *   over `limitBytes`, 400 for a missing or repeated operation, a dataset parameter of the
+ *   other kind of operation, or a graph that is not an absolute IRI.
  */
 export async function readOperation(req: IncomingMessage, url: URL, limitBytes: number): Promise<SparqlOperation> {
   if (req.method === 'GET') return fromParams(url.searchParams, false);
@@ -50,26 +68,45 @@ export async function readOperation(req: IncomingMessage, url: URL, limitBytes: 
     );
   }
   const body = await readBody(req, limitBytes);
-  if (type === FORM) return fromParams(new URLSearchParams(body), true);
-  refuseDataset(url.searchParams);
-  return { kind: type === QUERY_BODY ? 'query' : 'update', text: body };
+  if (type === FORM) return fromParams(withUrlDataset(new URLSearchParams(body), url.searchParams), true);
+  return withDataset({ kind: type === QUERY_BODY ? 'query' : 'update', text: body }, url.searchParams);
 }
 
 function fromParams(params: URLSearchParams, post: boolean): SparqlOperation {
-  refuseDataset(params);
   const queries = params.getAll('query');
   const updates = params.getAll('update');
   if (queries.length + updates.length === 0) throw new ProtocolError(400, 'expected a "query" or an "update" parameter');
   if (queries.length + updates.length > 1) throw new ProtocolError(400, 'expected exactly one "query" or "update" parameter, got several');
   if (updates.length > 0 && !post) throw new ProtocolError(400, 'an update must be POSTed (SPARQL 1.1 Protocol), not sent by GET');
-  return queries.length > 0 ? { kind: 'query', text: queries[0]! } : { kind: 'update', text: updates[0]! };
+  return withDataset(queries.length > 0 ? { kind: 'query', text: queries[0]! } : { kind: 'update', text: updates[0]! }, params);
 }
 
-function refuseDataset(params: URLSearchParams): void {
-  const given = DATASET_PARAMS.find((name) => params.has(name));
-  if (given !== undefined) {
-    throw new ProtocolError(400, `parameter "${given}" is not supported here: name the graphs in the request itself (FROM, GRAPH, USING)`);
-  }
+// Some clients send the dataset parameters in the URL even when they POST a form.
+function withUrlDataset(form: URLSearchParams, url: URLSearchParams): URLSearchParams {
+  const names: readonly string[] = [...DATASET_PARAMS.query, ...DATASET_PARAMS.update];
+  for (const [name, value] of url) if (names.includes(name)) form.append(name, value);
+  return form;
+}
+
+function withDataset(op: SparqlOperation, params: URLSearchParams): SparqlOperation {
+  const other = DATASET_PARAMS[op.kind === 'query' ? 'update' : 'query'].find((name) => params.has(name));
+  if (other !== undefined)
+    throw new ProtocolError(
+      400,
+      `parameter "${other}" belongs to ${op.kind === 'query' ? 'an update' : 'a query'}, not to this ${op.kind}`,
+    );
+  const [defaults, named] = DATASET_PARAMS[op.kind];
+  if (!params.has(defaults) && !params.has(named)) return op;
+  return { ...op, dataset: { defaultGraphs: graphIris(params, defaults), namedGraphs: graphIris(params, named) } };
+}
+
+function graphIris(params: URLSearchParams, name: string): string[] {
+  return params.getAll(name).map((iri) => {
+    const problem = iriProblem(iri);
+    if (problem !== undefined)
+      throw new ProtocolError(400, `parameter "${name}" ${JSON.stringify(iri)} is not an absolute IRI: ${problem}`);
+    return iri;
+  });
 }
 
 /**

@@ -52,16 +52,23 @@ export interface SparqlServer {
  * through this project's remote store (`openRemoteStore({ queryUrl: server.url })`).
  *
  * - `GET /sparql?query=` and `POST /sparql` with a form-encoded `query=` or `update=`, or an
- *   `application/sparql-query` / `application/sparql-update` body;
- * - SELECT and ASK answer `application/sparql-results+json`; CONSTRUCT and DESCRIBE get 400;
+ *   `application/sparql-query` / `application/sparql-update` body; the dataset parameters
+ *   `default-graph-uri` / `named-graph-uri` (queries) and `using-graph-uri` /
+ *   `using-named-graph-uri` (updates);
+ * - a query that names no graph reads the union of all graphs as its default graph;
+ * - SELECT and ASK answer SPARQL JSON (default), XML, CSV or TSV; CONSTRUCT and DESCRIBE answer
+ *   Turtle (default), N-Triples, N-Quads, JSON-LD or RDF/XML, as the Accept header prefers
+ *   (406 when it accepts none); a store other than the embedded one answers SELECT and ASK as
+ *   SPARQL JSON only;
  * - an update answers 204, or, when it is one DELETE/INSERT ... WHERE operation, 200 with an
  *   update report telling whether its WHERE matched, checked atomically with the write; this
  *   makes the remote store's compare-and-set exact in one request (see `execute`);
- * - errors: 400 (malformed request, with the parser's message), 401, 404, 405, 413, 415, 500,
- *   and 503 while closing, as `text/plain`.
+ * - errors: 400 (malformed request, with the parser's message), 401, 404, 405, 406, 413, 415,
+ *   500, and 503 while closing, as `text/plain`.
  *
  * Updates go through `store.update` / `store.conditionalUpdate`, so the embedded store
- * journals them before answering: an acknowledged update is durable.
+ * journals them before answering: an acknowledged update is durable, and no answer (to a query
+ * or an update) shows a write before it is durable.
  * @throws ValueError for a bad option or a socket path that is not a socket; RuntimeError when
  *   the address is in use (a stale socket file is replaced, a live one never).
  * @example
@@ -136,7 +143,7 @@ async function handle(
     if (closing()) throw new ProtocolError(503, 'the SPARQL server is shutting down', { connection: 'close' });
     const op = await readOperation(req, url, settings.limit);
     kind = op.kind;
-    answer = await execute(store, op);
+    answer = await execute(store, op, req.headers.accept);
   } catch (error) {
     answer = errorAnswer(error, kind);
     logFailure(settings.logger, answer, error, kind);

@@ -28,6 +28,7 @@ describe('semantic-sidecar store serve', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('$ semantic-sidecar store serve --data-dir /var/lib/semantic-sidecar --provision');
     expect(result.stdout).toContain('Exit codes: 0 stopped by a signal');
+    expect(result.stdout).toContain("A query's default graph is\nthe union of all graphs");
   });
 
   it('should serve a provisioned data dir, and on SIGTERM flush it and release the lock', async () => {
@@ -37,6 +38,13 @@ describe('semantic-sidecar store serve', () => {
     const client = openRemoteStore({ queryUrl: server.url });
     expect(await client.ask(`ASK { GRAPH ?g { <${svc.Service}> <${w3.type}> ?t } }`)).toBe(true);
     await client.update(INSERT);
+    // A stock client's GRAPH-less CONSTRUCT reads the union of the provisioned graphs and the data.
+    const construct = `CONSTRUCT { ?s <${w3.type}> ?t } WHERE { VALUES ?s { <${svc.Service}> } ?s <${w3.type}> ?t }`;
+    const turtle = await fetch(`${server.url}?query=${encodeURIComponent(construct)}`, { headers: { accept: 'text/turtle' } });
+    expect(turtle.headers.get('content-type')).toBe('text/turtle; charset=utf-8');
+    expect(await turtle.text()).toContain(`<${svc.Service}> a <http://www.w3.org/2002/07/owl#Class>`);
+    const union = await fetch(`${server.url}?query=${encodeURIComponent(KEPT.replace('GRAPH <urn:test:g> ', ''))}`);
+    expect(await union.json()).toEqual({ head: {}, boolean: true });
     // The data dir is locked while served: a second server on it fails and says why.
     const second = cli(['store', 'serve', '--data-dir', dataDir, '--port', '0']);
     expect(second.status).toBe(1);

@@ -15,7 +15,9 @@ import { createOperation, setOperationStatus } from '../../src/registration/inde
 import { openEmbeddedStore } from '../../src/store/embedded-store.js';
 import { openRemoteStore, updateReport } from '../../src/store/remote-store.js';
 import { serveSparql, type SparqlServer } from '../../src/store/sparql-server.js';
-import { queryForm, updateWhereAsk } from '../../src/store/sparql-server-scan.js';
+import { negotiate, RESULT_FORMATS } from '../../src/store/sparql-server-formats.js';
+import { parseQuery, planUpdate } from '../../src/store/sparql-server-parse.js';
+import sparqljs from 'sparqljs';
 import { literal, sparqlLiteral } from '../../src/store/terms.js';
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { cfc, OperationStatus, plant, svc } from '../../src/vocab/index.js';
@@ -41,40 +43,66 @@ async function served(store: TripleStore, options: Parameters<typeof serveSparql
 const CAS = (g: string, from: string, to: string): string =>
   `DELETE { GRAPH <${g}> { <urn:s> <urn:p> "${from}" } } INSERT { GRAPH <${g}> { <urn:s> <urn:p> "${to}" } } WHERE { GRAPH <${g}> { <urn:s> <urn:p> "${from}" } }`;
 
-describe('SPARQL server scanner', () => {
-  it('should tell the form of a query after its prologue and comments', () => {
-    expect(queryForm('PREFIX a: <urn:a#> BASE <urn:b> # SELECT\n ask { ?s ?p ?o }')).toBe('ASK');
-    expect(queryForm('select * {}')).toBe('SELECT');
-    expect(queryForm('PREFIX : <urn:x> CONSTRUCT WHERE { ?s ?p ?o }')).toBe('CONSTRUCT');
-    expect(queryForm('DESCRIBE <urn:x>')).toBe('DESCRIBE');
-    expect(queryForm('prefix:x')).toBeUndefined();
-    expect(queryForm('SELEC ?x')).toBeUndefined();
+const whereAsk = (update: string, using?: Parameters<typeof planUpdate>[1]): string | undefined => planUpdate(update, using).whereAsk;
+/** A query's parse tree, for comparing what a generated text means rather than how it is spelled. */
+const tree = (text: string): unknown => new sparqljs.Parser().parse(text);
+
+describe('SPARQL server parsing (sparqljs)', () => {
+  it('should tell the form of a query after its prologue and comments, and whether it names a dataset', () => {
+    expect(parseQuery('PREFIX a: <urn:a#> BASE <urn:b> # SELECT\n ask { ?s ?p ?o }')).toEqual({ form: 'ASK', namesDataset: false });
+    expect(parseQuery('select * {}').form).toBe('SELECT');
+    expect(parseQuery('PREFIX : <urn:x> CONSTRUCT WHERE { ?s ?p ?o }').form).toBe('CONSTRUCT');
+    expect(parseQuery('DESCRIBE <urn:x>').form).toBe('DESCRIBE');
+    expect(parseQuery('SELECT * FROM <urn:g> { ?s ?p ?o }').namesDataset).toBe(true);
+    expect(parseQuery('SELECT * FROM NAMED <urn:g> { GRAPH ?g { ?s ?p ?o } }').namesDataset).toBe(true);
+    expect(() => parseQuery('prefix:x')).toThrow('malformed SPARQL query: ');
+    expect(() => parseQuery('SELEC ?x')).toThrow('malformed SPARQL query: ');
+    expect(() => parseQuery('INSERT DATA { <urn:a> <urn:b> <urn:c> }')).toThrow('this is an update');
   });
 
-  it('should make the ASK of a DELETE/INSERT WHERE, keeping prologue and dataset', () => {
-    expect(updateWhereAsk(CAS('urn:g', 'a', 'b'))).toBe('ASK WHERE { GRAPH <urn:g> { <urn:s> <urn:p> "a" } }');
-    expect(updateWhereAsk('PREFIX ex: <urn:ex:>\nINSERT { ex:s ex:p 1 } WHERE { ex:s ex:q 2 } ;')).toBe(
-      'PREFIX ex: <urn:ex:>\nASK WHERE { ex:s ex:q 2 }',
+  it('should make the ASK of a DELETE/INSERT WHERE, keeping base and dataset', () => {
+    expect(tree(whereAsk(CAS('urn:g', 'a', 'b'))!)).toEqual(tree('ASK WHERE { GRAPH <urn:g> { <urn:s> <urn:p> "a" } }'));
+    expect(tree(whereAsk('PREFIX ex: <urn:ex:>\nINSERT { ex:s ex:p 1 } WHERE { ex:s ex:q 2 } ;')!)).toEqual(
+      tree('ASK WHERE { <urn:ex:s> <urn:ex:q> 2 }'),
     );
-    expect(updateWhereAsk('WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }')).toBe('ASK FROM <urn:g> WHERE { ?s ?p ?o }');
-    expect(updateWhereAsk('WITH <urn:g> DELETE { ?s ?p ?o } USING <urn:h> USING NAMED ex:i WHERE { ?s ?p ?o }')).toBe(
-      'ASK FROM <urn:h> FROM NAMED ex:i WHERE { ?s ?p ?o }',
+    expect(tree(whereAsk('WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }')!)).toEqual(tree('ASK FROM <urn:g> WHERE { ?s ?p ?o }'));
+    expect(
+      tree(whereAsk('PREFIX ex: <urn:ex:> WITH <urn:g> DELETE { ?s ?p ?o } USING <urn:h> USING NAMED ex:i WHERE { ?s ?p ?o }')!),
+    ).toEqual(tree('ASK FROM <urn:h> FROM NAMED <urn:ex:i> WHERE { ?s ?p ?o }'));
+    expect(tree(whereAsk('DELETE WHERE { GRAPH <urn:g> { ?s <urn:p> "}" } }')!)).toEqual(
+      tree('ASK WHERE { GRAPH <urn:g> { ?s <urn:p> "}" } }'),
     );
-    expect(updateWhereAsk('DELETE WHERE { GRAPH <urn:g> { ?s <urn:p> "}" } }')).toBe('ASK WHERE { GRAPH <urn:g> { ?s <urn:p> "}" } }');
-    expect(updateWhereAsk('INSERT {} WHERE { FILTER(?a<?b) # } comment\n }')).toBe('ASK WHERE { FILTER(?a<?b) # } comment\n }');
+    expect(tree(whereAsk('BASE <urn:b/> INSERT {} WHERE { FILTER(?a<?b) # } comment\n }')!)).toEqual(
+      tree('BASE <urn:b/> ASK WHERE { FILTER(?a<?b) }'),
+    );
   });
 
-  it('should give up on updates without a WHERE, several operations and unbalanced text', () => {
+  it("should apply the protocol's USING graphs, and refuse them beside USING or WITH", () => {
+    const using = { defaultGraphs: ['urn:h'], namedGraphs: ['urn:n'] };
+    const plan = planUpdate('DELETE WHERE { ?s <urn:p> "a" }', using);
+    expect(tree(plan.text)).toEqual(tree('DELETE { ?s <urn:p> "a" } USING <urn:h> USING NAMED <urn:n> WHERE { ?s <urn:p> "a" }'));
+    expect(tree(plan.whereAsk!)).toEqual(tree('ASK FROM <urn:h> FROM NAMED <urn:n> WHERE { ?s <urn:p> "a" }'));
+    expect(() => planUpdate('WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }', using)).toThrow(
+      'cannot be given for an update that has USING or WITH',
+    );
+    expect(planUpdate('INSERT DATA { <urn:s> <urn:p> "x" }', using)).toEqual({ text: 'INSERT DATA { <urn:s> <urn:p> "x" }' });
+  });
+
+  it('should leave updates without a WHERE unparsed, and give no ASK for several operations', () => {
     for (const update of [
       'INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> "x" } }',
       'DELETE DATA { GRAPH <urn:g> { <urn:s> <urn:p> "x" } }',
       'DROP SILENT GRAPH <urn:g>',
       `${CAS('urn:g', 'a', 'b')} ; ${CAS('urn:g', 'b', 'c')}`,
+    ]) {
+      expect(planUpdate(update)).toEqual({ text: update });
+    }
+    for (const update of [
       'INSERT { <urn:s> <urn:p> "x } WHERE {}',
       'DELETE { <urn:s> <urn:p> """never closed } WHERE {}',
       'WITH DELETE { } WHERE { }',
     ]) {
-      expect(updateWhereAsk(update)).toBeUndefined();
+      expect(() => planUpdate(update)).toThrow('malformed SPARQL update: ');
     }
   });
 
@@ -82,17 +110,28 @@ describe('SPARQL server scanner', () => {
     const check = (text: string): void => {
       const lit = sparqlLiteral(literal(text));
       const where = `{ GRAPH <urn:g> { <urn:s> <urn:p> ${lit} . FILTER(STR(${lit}) != "{") } }`;
-      expect(
-        updateWhereAsk(
-          `DELETE { GRAPH <urn:g> { <urn:s> <urn:p> ${lit} } } INSERT { GRAPH <urn:g> { <urn:s> <urn:q> '}' } } WHERE ${where}`,
-        ),
-      ).toBe(`ASK WHERE ${where}`);
+      const ask = whereAsk(
+        `DELETE { GRAPH <urn:g> { <urn:s> <urn:p> ${lit} } } INSERT { GRAPH <urn:g> { <urn:s> <urn:q> '}' } } WHERE ${where}`,
+      );
+      expect(tree(ask!)).toEqual(tree(`ASK WHERE ${where}`));
     };
     HOSTILE_STRINGS.forEach(check);
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (text) => check(text)),
       { numRuns: 300 },
     );
+  });
+
+  it("should negotiate the answer format by quality, then by the server's order", () => {
+    const chosen = (accept: string | undefined): string => negotiate(accept, RESULT_FORMATS).mediaTypes[0]!;
+    expect(chosen(undefined)).toBe('application/sparql-results+json');
+    expect(chosen('*/*')).toBe('application/sparql-results+json');
+    expect(chosen('text/csv;q=0.5, application/sparql-results+xml')).toBe('application/sparql-results+xml');
+    expect(chosen('text/*')).toBe('text/csv');
+    expect(chosen('application/json')).toBe('application/sparql-results+json');
+    expect(chosen('*/*;q=0.1, text/tab-separated-values')).toBe('text/tab-separated-values');
+    expect(() => chosen('text/turtle')).toThrow('available: application/sparql-results+json, application/sparql-results+xml, text/csv');
+    expect(() => chosen('application/sparql-results+json;q=0')).toThrow('none of the accepted media types');
   });
 });
 
@@ -128,8 +167,8 @@ const ENDPOINT = process.env.SPARQL_ENDPOINT;
 describe('SPARQL server protocol', () => {
   let s: Awaited<ReturnType<typeof served>>;
   const lines: Record<string, unknown>[] = [];
-  const post = (type: string, body: string, path = '/sparql') =>
-    fetch(new URL(path, s.server.url), { method: 'POST', headers: { 'content-type': type }, body });
+  const post = (type: string, body: string, path = '/sparql', headers: Record<string, string> = {}) =>
+    fetch(new URL(path, s.server.url), { method: 'POST', headers: { 'content-type': type, ...headers }, body });
 
   it('should start on a free loopback port', async () => {
     const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
@@ -165,17 +204,94 @@ describe('SPARQL server protocol', () => {
     expect(await s.client.ask('ASK { GRAPH <urn:g> { <urn:s> <urn:p> "c" } }')).toBe(false);
   });
 
+  it('should read the union of all graphs when a query names none, and honour FROM and the dataset parameters', async () => {
+    await s.client.update('INSERT DATA { GRAPH <urn:u1> { <urn:x> <urn:in> "one" } GRAPH <urn:u2> { <urn:x> <urn:in> "two" } }');
+    const values = async (res: Response): Promise<string[]> =>
+      ((await res.json()) as { results: { bindings: { v: { value: string } }[] } }).results.bindings.map((b) => b.v.value).sort();
+    const query = (q: string, extra = '') => fetch(`${s.server.url}?query=${encodeURIComponent(q)}${extra}`);
+    expect(await values(await query('SELECT ?v WHERE { <urn:x> <urn:in> ?v }'))).toEqual(['one', 'two']);
+    expect(await values(await query('SELECT ?v FROM <urn:u1> WHERE { <urn:x> <urn:in> ?v }'))).toEqual(['one']);
+    expect(await values(await query('SELECT ?v WHERE { <urn:x> <urn:in> ?v }', '&default-graph-uri=urn:u2'))).toEqual(['two']);
+    // The protocol's parameters win over the query's FROM.
+    expect(await values(await query('SELECT ?v FROM <urn:u1> WHERE { <urn:x> <urn:in> ?v }', '&default-graph-uri=urn:u2'))).toEqual([
+      'two',
+    ]);
+    const named = await post(
+      'application/sparql-query',
+      'SELECT ?v WHERE { GRAPH ?g { <urn:x> <urn:in> ?v } }',
+      '/sparql?named-graph-uri=urn:u1',
+    );
+    expect(await values(named)).toEqual(['one']);
+    const form = await post(
+      'application/x-www-form-urlencoded',
+      new URLSearchParams({ query: 'SELECT ?v WHERE { <urn:x> <urn:in> ?v }', 'default-graph-uri': 'urn:u1' }).toString(),
+    );
+    expect(await values(form)).toEqual(['one']);
+    const formWithUrlDataset = await post(
+      'application/x-www-form-urlencoded',
+      new URLSearchParams({ query: 'SELECT ?v WHERE { <urn:x> <urn:in> ?v }' }).toString(),
+      '/sparql?default-graph-uri=urn:u2',
+    );
+    expect(await values(formWithUrlDataset)).toEqual(['two']);
+  });
+
+  it("should apply using-graph-uri to an update's WHERE", async () => {
+    const update = 'INSERT { GRAPH <urn:u3> { <urn:x> <urn:copied> ?v } } WHERE { <urn:x> <urn:in> ?v }';
+    const res = await post('application/sparql-update', update, '/sparql?using-graph-uri=urn:u2');
+    expect(updateReport(await res.text())).toBe(true);
+    const copied = await s.client.select('SELECT ?v WHERE { GRAPH <urn:u3> { <urn:x> <urn:copied> ?v } }');
+    expect(copied.map((row) => row['v']?.value)).toEqual(['two']);
+    // Without USING the WHERE reads the store's default graph, which holds nothing.
+    const unmatched = await post('application/x-www-form-urlencoded', new URLSearchParams({ update }).toString());
+    expect(updateReport(await unmatched.text())).toBe(false);
+  });
+
+  it('should answer every query form in the format Accept asks for', async () => {
+    const ask = (accept: string) => post('application/sparql-query', 'ASK { <urn:x> <urn:in> "one" }', '/sparql', { accept });
+    const formats: [string, string, string][] = [
+      ['application/sparql-results+xml', 'application/sparql-results+xml', '<boolean>true</boolean>'],
+      ['text/csv', 'text/csv; charset=utf-8', 'true'],
+      ['text/tab-separated-values', 'text/tab-separated-values; charset=utf-8', 'true'],
+      ['*/*', 'application/sparql-results+json', '"boolean":true'],
+    ];
+    for (const [accept, type, body] of formats) {
+      const res = await ask(accept);
+      expect({ type: res.headers.get('content-type'), vary: res.headers.get('vary'), body: await res.text() }).toEqual({
+        type,
+        vary: 'Accept',
+        body: expect.stringContaining(body),
+      });
+    }
+    const select = await post('application/sparql-query', 'SELECT ?v WHERE { <urn:x> <urn:in> ?v } ORDER BY ?v', '/sparql', {
+      accept: 'text/csv',
+    });
+    expect(await select.text()).toBe('v\r\none\r\ntwo\r\n');
+    const construct = 'CONSTRUCT { ?s <urn:out> ?v } WHERE { ?s <urn:in> ?v }';
+    const turtle = await post('application/sparql-query', construct);
+    expect(turtle.headers.get('content-type')).toBe('text/turtle; charset=utf-8');
+    expect(await turtle.text()).toMatch(/<urn:x> <urn:out> "(one|two)" , "(one|two)" \.\n/u);
+    const ntriples = await fetch(`${s.server.url}?query=${encodeURIComponent(construct)}`, {
+      headers: { accept: 'application/n-triples' },
+    });
+    expect((await ntriples.text()).split('\n').sort()).toEqual(['', '<urn:x> <urn:out> "one" .', '<urn:x> <urn:out> "two" .']);
+    const describe = await post('application/sparql-query', 'DESCRIBE <urn:x>', '/sparql', { accept: 'application/ld+json' });
+    expect(describe.headers.get('content-type')).toBe('application/ld+json');
+    expect(JSON.stringify(await describe.json())).toContain('urn:copied');
+  });
+
   it('should refuse bad requests with the status and a message naming the problem', async () => {
     const cases: [Promise<Response>, number, string][] = [
-      [post('application/sparql-query', 'SELEC ?x'), 400, 'malformed SPARQL query: error at 1:'],
+      [post('application/sparql-query', 'SELEC ?x'), 400, 'malformed SPARQL query: Parse error on line 1'],
       [post('application/sparql-update', 'INSERT DATA { <urn:a> }'), 400, 'malformed SPARQL update: error at 1:'],
-      [post('application/sparql-query', 'CONSTRUCT WHERE { ?s ?p ?o }'), 400, 'CONSTRUCT queries are not served here'],
+      [post('application/sparql-update', 'DELETE { <urn:a> ?p ?o } WHERE { <urn:a> ?p }'), 400, 'malformed SPARQL update: Parse error'],
+      [post('application/sparql-query', 'ASK {}', '/sparql', { accept: 'text/turtle' }), 406, 'available: application/sparql-results+json'],
       [post('text/plain', 'ASK {}'), 415, 'content type "text/plain" is not accepted'],
       [post('application/sparql-query', `ASK { ${' '.repeat(5000)} }`), 413, 'larger than 4096 bytes'],
       [post('application/x-www-form-urlencoded', 'query=ASK%7B%7D&update=x'), 400, 'exactly one "query" or "update"'],
       [post('application/x-www-form-urlencoded', 'nothing=here'), 400, 'expected a "query" or an "update"'],
       [fetch(`${s.server.url}?update=${encodeURIComponent('DROP ALL')}`), 400, 'must be POSTed'],
-      [fetch(`${s.server.url}?query=ASK%7B%7D&default-graph-uri=urn:g`), 400, 'parameter "default-graph-uri" is not supported'],
+      [fetch(`${s.server.url}?query=ASK%7B%7D&using-graph-uri=urn:g`), 400, 'parameter "using-graph-uri" belongs to an update'],
+      [fetch(`${s.server.url}?query=ASK%7B%7D&default-graph-uri=g`), 400, 'parameter "default-graph-uri" "g" is not an absolute IRI'],
       [fetch(s.server.url, { method: 'PUT', body: 'x' }), 405, 'method PUT is not allowed'],
       [post('application/sparql-query', 'ASK {}', '/query'), 404, 'the SPARQL endpoint is /sparql'],
     ];
