@@ -171,9 +171,9 @@ const PRECEDENCE: Array<{
     flag: ['device.target', 'unix:/run/e.sock'],
     read: (c) => c.device,
     expect: [
-      { target: 'unix:/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs },
-      { target: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs },
-      { target: 'unix:/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs },
+      { target: 'unix:/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs, healthIntervalMs: LIMITS.deviceHealthIntervalMs },
+      { target: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs, healthIntervalMs: LIMITS.deviceHealthIntervalMs },
+      { target: 'unix:/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs, healthIntervalMs: LIMITS.deviceHealthIntervalMs },
     ],
   },
   {
@@ -315,7 +315,11 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
     write('onto/b.nt', '');
     const env = { SIDECAR_DEVICE_SOCKET: 'run/dev.sock', SIDECAR_ONTOLOGY_FILES: 'onto/a.ttl:onto/b.nt' };
     const config = await load({ env, flags: { resource: R } });
-    expect(config.device).toEqual({ target: `unix:${join(dir, 'run/dev.sock')}`, timeoutMs: LIMITS.deviceTimeoutMs });
+    expect(config.device).toEqual({
+      target: `unix:${join(dir, 'run/dev.sock')}`,
+      timeoutMs: LIMITS.deviceTimeoutMs,
+      healthIntervalMs: LIMITS.deviceHealthIntervalMs,
+    });
     expect(config.ontologyFiles).toEqual([join(dir, 'onto/a.ttl'), join(dir, 'onto/b.nt')]);
   });
 

@@ -10,6 +10,7 @@ import { wiringOf } from '../../connectors/wiring.js';
 import { ActivityFeed, type ActivityKind } from './activity-feed.js';
 import { Mode } from './mode.js';
 import type { ResolvedOptions } from '../options.js';
+import { DeviceWatch } from './device-watch.js';
 import { Registry } from './registry.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -30,6 +31,8 @@ export class MiddlewareContext {
   readonly connectors: ConnectorSet;
   /** The graph option every registration call gets. */
   readonly graph: GraphOption;
+  /** Whether the resource's device answers (resource mode; always available otherwise). */
+  readonly device: DeviceWatch;
   phase: Phase = 'new';
   /** True while the Service is registered and reachable (set by start, cleared by stop). */
   registered = false;
@@ -51,6 +54,7 @@ export class MiddlewareContext {
       logger: this.logger,
       maxAgeMs: options.connectorMaxAge === null ? null : options.connectorMaxAge * 1000,
     });
+    this.device = new DeviceWatch(this);
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
   }
