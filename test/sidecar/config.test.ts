@@ -185,6 +185,22 @@ const PRECEDENCE: Array<{
     expect: [100, 200, 300],
   },
   {
+    field: 'device.healthIntervalMs',
+    file: 'device: { target: "unix:/run/d.sock", healthIntervalMs: 100 }',
+    env: ['SIDECAR_DEVICE_HEALTH_INTERVAL_MS', '200'],
+    flag: ['device.healthIntervalMs', 300],
+    read: (c) => c.device?.healthIntervalMs,
+    expect: [100, 200, 300],
+  },
+  {
+    field: 'device.healthPath',
+    file: 'device: { target: "unix:/run/d.sock", healthPath: /health }',
+    env: ['SIDECAR_DEVICE_HEALTH_PATH', '/ready?deep=1'],
+    flag: ['device.healthPath', '/alive'],
+    read: (c) => c.device?.healthPath,
+    expect: ['/health', '/ready?deep=1', '/alive'],
+  },
+  {
     field: 'localApi',
     file: 'localApi: { socket: /run/a.sock }',
     env: ['SIDECAR_LOCAL_API_SOCKET', '/run/b.sock'],
