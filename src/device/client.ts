@@ -59,6 +59,7 @@ export interface DeviceClient {
    * unreachable device (that is the answer); rejects with a RuntimeError after close().
    * @param options.timeoutMs how long the probe waits. Default {@link LIMITS.deviceTimeoutMs}.
    * @param options.path a health path in the binding's terms (for HTTP, read with GET).
+   * @throws ValueError naming the path when the binding cannot use it (check it at configuration).
    */
   health(options?: { timeoutMs?: number; path?: string }): Promise<DeviceHealth>;
   /**
