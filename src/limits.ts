@@ -57,13 +57,35 @@ export const LIMITS = Object.freeze({
   twinProbeTimeoutMs: 1_000,
   /** Time stop() gives in-flight work to finish before failing it with a reason. */
   shutdownGraceMs: 10_000,
+  /**
+   * The per-Service staleness rule: a Service that records its heartbeat interval
+   * (`sm:heartbeatInterval`) is stale once its last heartbeat is older than this many intervals,
+   * or the configured threshold when that is longer. Three, as the spec's defaults (30 s
+   * heartbeat, 90 s threshold): two heartbeats may be lost before a live Service is swept.
+   */
+  heartbeatsBeforeStale: 3,
+  /**
+   * Largest `sm:heartbeatInterval` honoured, in ms (one hour): a larger or hostile value is taken
+   * as this, so no value in the graph can keep a dead Service offered for longer than three hours.
+   */
+  maxHonoredHeartbeatIntervalMs: 3_600_000,
   /** First and longest wait of a background loop (heartbeat, sweep) retrying after a store error. */
   loopBackoffInitialMs: 500,
   loopBackoffMaxMs: 30_000,
   /** Default time a device gets to answer a proxied workflow or state call. */
   deviceTimeoutMs: 10_000,
-  /** How long a sidecar's start-up probe of its device waits before saying it does not answer. */
+  /**
+   * How long a probe of the device's health waits before saying it does not answer (at start,
+   * where it warns at once, and on every interval after).
+   */
   deviceProbeAtStartMs: 2_000,
+  /** Default interval of the sidecar's device health probe (setting `device.healthIntervalMs`). */
+  deviceHealthIntervalMs: 5_000,
+  /**
+   * Failed probes in a row, after start, before the device counts as down: one slow answer on a
+   * loaded gateway must not withdraw the Service's Capabilities. At start one failure decides.
+   */
+  deviceHealthFailuresToDown: 2,
   /** Longest long-poll of an Operation's status on the local API. */
   longPollMaxMs: 30_000,
   /** Interval at which waiting for an Operation's terminal status re-reads the graph. */

@@ -17,7 +17,7 @@ import { svc } from './vocab/terms.js';
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 /** Node's timers cannot wait longer than this (2^31-1 ms); larger values fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The commands whose flags a setting has. */
 export type SettingCommand = 'start' | 'watchdog';
@@ -253,6 +253,19 @@ export const SETTINGS = {
     default: LIMITS.deviceTimeoutMs,
     env: 'SIDECAR_DEVICE_TIMEOUT_MS',
     description: 'default time a device call gets, in ms',
+  },
+  'device.healthPath': {
+    schema: text(),
+    env: 'SIDECAR_DEVICE_HEALTH_PATH',
+    description:
+      'path on the device its health probe reads, starting with /; it must answer with success. Default: any answer to HEAD / counts',
+  },
+  'device.healthIntervalMs': {
+    schema: ms(),
+    default: LIMITS.deviceHealthIntervalMs,
+    env: 'SIDECAR_DEVICE_HEALTH_INTERVAL_MS',
+    description:
+      'time between probes of the device, in ms; while it does not answer, /readyz says not ready and its Capabilities are not offered to discovery',
   },
   workflows: {
     schema: { type: 'array', items: workflow },

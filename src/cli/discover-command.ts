@@ -8,6 +8,7 @@ import { integerFlag, openStoreFromFlag, storeOption } from './flags.js';
 import { ageSeconds, formatAge, table } from './format.js';
 import type { CliIo } from './io.js';
 import { findReceivers, type Receiver } from '../queries/discovery.js';
+import { aliveAt } from '../registration/staleness.js';
 
 /** Parsed options of `discover`. */
 export interface DiscoverOptions {
@@ -23,7 +24,10 @@ export interface DiscoverOptions {
 export interface DiscoveredReceiver extends Receiver {
   /** Seconds since `lastHeartbeat`; absent without a heartbeat. */
   heartbeatAgeSeconds?: number;
-  /** Whether the heartbeat is at most `--fresh-within` seconds old. */
+  /**
+   * Whether the Service is alive by the liveness rule: its heartbeat at most
+   * `max(--fresh-within, 3 x its sm:heartbeatInterval)` old. Discovery offers only fresh ones.
+   */
   fresh: boolean;
 }
 
@@ -82,7 +86,9 @@ async function classClosure(ogm: OGM, cls: string): Promise<{ classes: string[];
 
 function withAge(receiver: Receiver, now: Date, freshWithin: number): DiscoveredReceiver {
   const age = ageSeconds(receiver.lastHeartbeat, now);
-  return { ...receiver, ...(age !== undefined && { heartbeatAgeSeconds: age }), fresh: age !== undefined && age <= freshWithin };
+  const intervals = receiver.heartbeatInterval === undefined ? [] : [receiver.heartbeatInterval];
+  const fresh = age !== undefined && aliveAt([receiver.lastHeartbeat!], intervals, now, freshWithin * 1000);
+  return { ...receiver, ...(age !== undefined && { heartbeatAgeSeconds: age }), fresh };
 }
 
 // Freshest heartbeat first, compared as instants (stores may rewrite the lexical form); no
@@ -96,7 +102,7 @@ function freshestFirst(a: DiscoveredReceiver, b: DiscoveredReceiver): number {
 
 function receiverTable(receivers: readonly DiscoveredReceiver[]): string {
   const rows = receivers.map((r) => [
-    `${formatAge(r.heartbeatAgeSeconds)}${r.fresh ? '' : ' (stale)'}`,
+    `${formatAge(r.heartbeatAgeSeconds)}${r.fresh ? '' : ' (stale)'}${r.deviceUnavailableSince === undefined ? '' : ' (device unavailable)'}`,
     r.resource === undefined ? '-' : compactIri(r.resource),
     r.address,
     compactIri(r.service),
@@ -114,7 +120,7 @@ export function registerDiscoverCommand(program: Command, io: CliIo): void {
     .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)
     .option(
       '--fresh-within <seconds>',
-      'a heartbeat at most this old counts as fresh (others are marked stale)',
+      "the staleness threshold: a heartbeat older than max(this, 3 x the Service's own interval) is marked stale",
       String(DEFAULT_FRESH_WITHIN_SECONDS),
     )
     .option('--limit <n>', 'list at most this many receivers', '100')

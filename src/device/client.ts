@@ -60,11 +60,14 @@ export interface DeviceClient {
    */
   reader(form: DeviceForm): StateReader;
   /**
-   * Probes whether the device answers at all: any answer counts, a refusal included. Never
-   * rejects for an unreachable device (that is the answer); rejects with a RuntimeError after close().
+   * Probes whether the device answers: without `path` any answer counts, a refusal included;
+   * with `path` the device must answer that health path with success. Never rejects for an
+   * unreachable device (that is the answer); rejects with a RuntimeError after close().
    * @param options.timeoutMs how long the probe waits. Default {@link LIMITS.deviceTimeoutMs}.
+   * @param options.path a health path in the binding's terms (for HTTP, read with GET).
+   * @throws ValueError naming the path when the binding cannot use it (check it at configuration).
    */
-  health(options?: { timeoutMs?: number }): Promise<DeviceHealth>;
+  health(options?: { timeoutMs?: number; path?: string }): Promise<DeviceHealth>;
   /**
    * Closes the client. Calls still in flight are abandoned (they reject with a RuntimeError):
    * whoever closes the client has stopped waiting for them, and a hung device must not hold a

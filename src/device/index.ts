@@ -30,4 +30,5 @@ export {
   type StateDeclaration,
   type WorkflowDeclaration,
 } from './proxy.js';
+export { deviceHealthProbe } from './health.js';
 export { openDevice, parseDeviceTarget, registerDeviceBinding } from './registry.js';

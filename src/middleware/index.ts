@@ -14,7 +14,16 @@
 
 // The class and its construction.
 export { SemanticMiddleware } from './semantic-middleware.js';
-export type { ClassScope, EnsureTransport, FetchFunction, OutgoingTokens, SemanticMiddlewareOptions, TlsOptions } from './options.js';
+export type {
+  ClassScope,
+  DeviceHealthProbe,
+  DeviceHealthReport,
+  EnsureTransport,
+  FetchFunction,
+  OutgoingTokens,
+  SemanticMiddlewareOptions,
+  TlsOptions,
+} from './options.js';
 export { Mode } from './runtime/mode.js';
 export { SyncDirection } from '../connectors/wiring.js';
 export { ConnectorRegistry, defaultConnectorRegistry } from '../connectors/registry.js';

@@ -144,7 +144,26 @@ export interface SemanticMiddlewareOptions {
    * Default `null`: plain HTTP.
    */
   tls?: TlsOptions | null;
+  /**
+   * Probes the resource's device (resource mode): at start, before the Service becomes reachable,
+   * and every `deviceHealthIntervalMs` after. While it says unavailable, `/readyz` answers 503,
+   * the Service carries `sm:deviceUnavailableSince` (discovery skips it) and the event trigger
+   * refuses new Operations; all three come back with the device. The semantic connectors'
+   * connection state counts too. Default `null`: only the connectors are watched.
+   */
+  deviceHealth?: DeviceHealthProbe | null;
+  /** Milliseconds between device health probes; default `LIMITS.deviceHealthIntervalMs`. */
+  deviceHealthIntervalMs?: SettingValue<'device.healthIntervalMs'>;
 }
+
+/**
+ * Whether the device answers, as {@link SemanticMiddlewareOptions.deviceHealth} reports it; the
+ * reason goes to the log and `/readyz`, never to the graph.
+ */
+export type DeviceHealthReport = { readonly available: true } | { readonly available: false; readonly reason: string };
+
+/** Probes the device once; should resolve (not reject) for an unavailable device. */
+export type DeviceHealthProbe = () => Promise<DeviceHealthReport>;
 
 /** The options after validation, with every default applied. */
 export interface ResolvedOptions {
@@ -177,4 +196,6 @@ export interface ResolvedOptions {
   readonly httpToken: string | undefined;
   readonly outgoingTokens: ResolvedOutgoingTokens | undefined;
   readonly tls: TlsOptions | undefined;
+  readonly deviceHealth: DeviceHealthProbe | undefined;
+  readonly deviceHealthIntervalMs: number;
 }

@@ -2,14 +2,21 @@ import { RuntimeError, ValueError } from '../errors.js';
 import { normalizeHttpAddress } from '../iri/address.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { defaultOf } from '../settings.js';
+import { defaultOf, MAX_TIMER_MS } from '../settings.js';
 import { OGM } from '../ogm/ogm.js';
 import { checkHttpToken, checkOutgoingTokens, checkTls } from './surface/security-options.js';
 import { checkConnectorCredentials } from '../connectors/credentials.js';
 import { ConnectorRegistry } from '../connectors/registry.js';
 import { SYNC_DIRECTIONS, SyncDirection } from '../connectors/wiring.js';
 import { Mode, MODES } from './runtime/mode.js';
-import type { ClassScope, EnsureTransport, FetchFunction, ResolvedOptions, SemanticMiddlewareOptions } from './options.js';
+import type {
+  ClassScope,
+  DeviceHealthProbe,
+  EnsureTransport,
+  FetchFunction,
+  ResolvedOptions,
+  SemanticMiddlewareOptions,
+} from './options.js';
 
 /**
  * Validation of the constructor options: every value is checked once, here, with an error that
@@ -27,6 +34,7 @@ const DEFAULTS = Object.freeze({
   activityFeed: defaultOf('activityFeed'),
   activityCapacity: defaultOf('activityCapacity'),
   shutdownGraceMs: defaultOf('shutdownGraceMs'),
+  deviceHealthIntervalMs: defaultOf('device.healthIntervalMs'),
 });
 
 function checkMode(mode: unknown): typeof Mode.RESOURCE | typeof Mode.WATCHDOG {
@@ -136,6 +144,13 @@ function checkGrace(value: unknown): number {
   return v;
 }
 
+function checkProbeInterval(value: unknown): number {
+  const v = value ?? DEFAULTS.deviceHealthIntervalMs;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > MAX_TIMER_MS)
+    throw new ValueError(`deviceHealthIntervalMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${preview(v)}`);
+  return v;
+}
+
 /**
  * Validates the constructor options and applies the defaults of the spec's table.
  * @throws ValueError naming an unknown mode (and the three valid ones), every missing required
@@ -175,5 +190,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     httpToken: checkHttpToken(options.httpToken),
     outgoingTokens: checkOutgoingTokens(options.outgoingTokens),
     tls: checkTls(options.tls),
+    deviceHealth: optionalFunction<DeviceHealthProbe>(options.deviceHealth, 'deviceHealth'),
+    deviceHealthIntervalMs: checkProbeInterval(options.deviceHealthIntervalMs),
   });
 }

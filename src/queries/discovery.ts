@@ -1,7 +1,7 @@
 import { graphFragment, sparql } from '../store/sparql.js';
 import { namedNode } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
-import { cfc, svc, w3 } from '../vocab/terms.js';
+import { cfc, sm, svc, w3 } from '../vocab/terms.js';
 
 /**
  * The reads of `discover` and `status` that the registration module has no function for (it
@@ -19,6 +19,8 @@ const T = Object.freeze({
   isServiceOf: namedNode(svc.isServiceOf),
   address: namedNode(svc.address),
   lastHeartbeat: namedNode(svc.lastHeartbeat),
+  heartbeatInterval: namedNode(sm.heartbeatInterval),
+  deviceUnavailableSince: namedNode(sm.deviceUnavailableSince),
   hasCapability: namedNode(cfc.hasCapability),
 });
 
@@ -33,6 +35,10 @@ export interface Receiver {
   address: string;
   /** `svc:lastHeartbeat` as stored, when there is one. */
   lastHeartbeat?: string;
+  /** `sm:heartbeatInterval` as stored (milliseconds), when the Service records it. */
+  heartbeatInterval?: string;
+  /** `sm:deviceUnavailableSince` as stored, while its device does not answer. */
+  deviceUnavailableSince?: string;
 }
 
 const value = (row: Bindings, name: string): string | undefined => row[name]?.value;
@@ -53,17 +59,30 @@ export async function findReceivers(
     ?wf ${T.isWorkflowOf} ?svc .
     ?svc ${T.address} ?addr .
     OPTIONAL { ?svc ${T.isServiceOf} ?res }
-    OPTIONAL { ?svc ${T.lastHeartbeat} ?hb }`;
-  const query = sparql`SELECT ?cap ?cls ?wf ?svc ?res ?addr ?hb WHERE { ${graphFragment(options.graph, where)} }
+    OPTIONAL { ?svc ${T.lastHeartbeat} ?hb }
+    OPTIONAL { ?svc ${T.heartbeatInterval} ?interval }
+    OPTIONAL { ?svc ${T.deviceUnavailableSince} ?down }`;
+  const query = sparql`SELECT ?cap ?cls ?wf ?svc ?res ?addr ?hb ?interval ?down WHERE { ${graphFragment(options.graph, where)} }
     ORDER BY DESC(?hb) ?svc ?cap LIMIT ${options.limit}`;
   const rows = await store.select(query.text);
   return rows.flatMap((row) => {
     const [capability, capabilityClass, workflow, service, address] = ['cap', 'cls', 'wf', 'svc', 'addr'].map((n) => value(row, n));
     if (!capability || !capabilityClass || !workflow || !service || !address) return [];
-    const resource = value(row, 'res');
-    const lastHeartbeat = value(row, 'hb');
+    const [resource, lastHeartbeat, heartbeatInterval, deviceUnavailableSince] = ['res', 'hb', 'interval', 'down'].map((n) =>
+      value(row, n),
+    );
     return [
-      { capability, capabilityClass, workflow, service, address, ...(resource && { resource }), ...(lastHeartbeat && { lastHeartbeat }) },
+      {
+        capability,
+        capabilityClass,
+        workflow,
+        service,
+        address,
+        ...(resource && { resource }),
+        ...(lastHeartbeat && { lastHeartbeat }),
+        ...(heartbeatInterval && { heartbeatInterval }),
+        ...(deviceUnavailableSince && { deviceUnavailableSince }),
+      },
     ];
   });
 }

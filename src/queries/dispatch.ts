@@ -1,6 +1,6 @@
-import { concat, graphFragment, sparql } from '../store/sparql.js';
+import { concat, graphFragment, sparql, type SparqlFragment } from '../store/sparql.js';
 import { dateTimeLiteral, namedNode, type NamedNodeTerm } from '../store/terms.js';
-import { cfc, svc, w3 } from '../vocab/terms.js';
+import { cfc, sm, svc, w3 } from '../vocab/terms.js';
 
 /**
  * SPARQL text of dispatch: choosing the Service that receives an Operation of a Capability
@@ -9,8 +9,11 @@ import { cfc, svc, w3 } from '../vocab/terms.js';
 
 /** Fresh candidates unpinned discovery ranks by heartbeat. */
 export const FRESH_CANDIDATES = 16;
-/** Candidates of any heartbeat unpinned discovery falls back to when none is fresh. */
-export const FALLBACK_CANDIDATES = 8;
+/**
+ * Rows read when no candidate is fresh by the threshold (or when discovery is pinned), for the
+ * reader to judge each Service by its own interval and to count the ones it skips.
+ */
+export const JUDGED_CANDIDATE_ROWS = 1_000;
 
 const T = Object.freeze({
   type: namedNode(w3.type),
@@ -19,17 +22,24 @@ const T = Object.freeze({
   isServiceOf: namedNode(svc.isServiceOf),
   address: namedNode(svc.address),
   lastHeartbeat: namedNode(svc.lastHeartbeat),
+  heartbeatInterval: namedNode(sm.heartbeatInterval),
+  deviceUnavailableSince: namedNode(sm.deviceUnavailableSince),
   implementsCapability: namedNode(cfc.implementsCapability),
   hasCapability: namedNode(cfc.hasCapability),
 });
 
+/** What the reader judges each candidate by: every heartbeat, interval and device mark of its Service. */
+const JUDGED = sparql`OPTIONAL { ?svc ${T.lastHeartbeat} ?hb }
+    OPTIONAL { ?svc ${T.heartbeatInterval} ?interval }
+    OPTIONAL { ?svc ${T.deviceUnavailableSince} ?down }`;
+
 /**
  * Pinned: start from the resource's few Services (`?svc svc:isServiceOf <R>`), the most
- * selective pattern, walk back to the Capability and test its class last, then order every
- * candidate by heartbeat (exact: a resource has few Services). The Capability is also anchored
- * on the resource (`<R> cfc:hasCapability ?cap`, which registration always writes): without it
- * Virtuoso's planner starts from the class and took 140-220 ms at 10,000 Services instead of
- * ~10 ms.
+ * selective pattern, walk back to the Capability and test its class last, then every candidate
+ * (a resource has few Services) with what the reader judges it by: `SELECT ?cap ?svc ?addr ?hb
+ * ?interval ?down`, freshest first. The Capability is also anchored on the resource
+ * (`<R> cfc:hasCapability ?cap`, which registration always writes): without it Virtuoso's planner
+ * starts from the class and took 140-220 ms at 10,000 Services instead of ~10 ms.
  */
 export function pinnedDispatchQuery(graph: string, resource: NamedNodeTerm, classes: readonly NamedNodeTerm[]): string {
   const where = sparql`?svc ${T.isServiceOf} ${resource} .
@@ -38,8 +48,9 @@ export function pinnedDispatchQuery(graph: string, resource: NamedNodeTerm, clas
     ?cap ${T.realizedByWorkflow} ?wf .
     ${resource} ${T.hasCapability} ?cap .
     ?cap ${T.type} ?cls . FILTER(?cls IN ${classes})
-    OPTIONAL { ?svc ${T.lastHeartbeat} ?hb }`;
-  return sparql`SELECT ?cap ?svc ?addr WHERE { ${graphFragment(graph, where)} } ORDER BY DESC(?hb) ?svc ?cap LIMIT 1`.text;
+    ${JUDGED}`;
+  return sparql`SELECT ?cap ?svc ?addr ?hb ?interval ?down WHERE { ${graphFragment(graph, where)} }
+    ORDER BY DESC(?hb) ?svc ?cap LIMIT ${JUDGED_CANDIDATE_ROWS}`.text;
 }
 
 /**
@@ -48,9 +59,10 @@ export function pinnedDispatchQuery(graph: string, resource: NamedNodeTerm, clas
  * than `FILTER(?cls IN (...))`, which tests every type triple). Ordering every candidate by
  * heartbeat is a whole-class scan (about 100 ms at 10,000 Services of one class on the embedded
  * store), so the choice is made among a bounded sample: the first {@link FRESH_CANDIDATES}
- * candidates whose heartbeat is within the freshness window (the scan skips the others, so a
- * block of dead Services does not hide the live ones), plus the first
- * {@link FALLBACK_CANDIDATES} of any heartbeat, used only when no fresh one exists.
+ * candidates whose heartbeat is within the threshold's window and whose device is not marked
+ * unavailable (the scan skips the others, so a block of dead Services does not hide the live
+ * ones). Such a candidate is alive whatever its interval. When there is none,
+ * {@link judgedCandidatesQuery} reads the rest for the reader to judge.
  *
  * Cost: each candidate skipped (stale, or deregistered and so without address) costs the
  * embedded store 7-11 us, and candidates are met in the store's order, on Oxigraph most recently
@@ -59,17 +71,32 @@ export function pinnedDispatchQuery(graph: string, resource: NamedNodeTerm, clas
  * costs 7-12 ms, whatever the heartbeats' values.
  */
 export function unpinnedDispatchQuery(graph: string, classes: readonly NamedNodeTerm[], cutoff: Date): string {
+  const where = sparql`{ SELECT ?cap ?svc ?addr ?hb WHERE { ${unpinnedChain(classes)} ?svc ${T.lastHeartbeat} ?hb .
+      FILTER(?hb >= ${dateTimeLiteral(cutoff)}) OPTIONAL { ?svc ${T.deviceUnavailableSince} ?down } FILTER(!BOUND(?down)) }
+    LIMIT ${FRESH_CANDIDATES} }`;
+  return sparql`SELECT ?cap ?svc ?addr WHERE { ${graphFragment(graph, where)} } ORDER BY DESC(?hb) ?svc ?cap LIMIT 1`.text;
+}
+
+/**
+ * Unpinned, when no candidate is fresh by the threshold: up to {@link JUDGED_CANDIDATE_ROWS}
+ * rows of candidates of any heartbeat with what the reader judges them by (`SELECT ?cap ?svc
+ * ?addr ?hb ?interval ?down`): some may be alive by their own interval, the others are counted
+ * as skipped. A whole-class walk, paid only when discovery would otherwise find nobody.
+ */
+export function judgedCandidatesQuery(graph: string, classes: readonly NamedNodeTerm[]): string {
+  const where = sparql`${unpinnedChain(classes)} ${JUDGED}`;
+  return sparql`SELECT ?cap ?svc ?addr ?hb ?interval ?down WHERE { ${graphFragment(graph, where)} } LIMIT ${JUDGED_CANDIDATE_ROWS}`.text;
+}
+
+function unpinnedChain(classes: readonly NamedNodeTerm[]): SparqlFragment {
   const typed =
     classes.length === 1
       ? sparql`?cap ${T.type} ${classes[0]!} .`
       : sparql`VALUES ?cls { ${concat(classes.map((c) => sparql`${c}`))} } ?cap ${T.type} ?cls .`;
-  const chain = sparql`${typed}
+  return sparql`${typed}
     ?cap ${T.realizedByWorkflow} ?wf .
     ?wf ${T.isWorkflowOf} ?svc .
     ?svc ${T.address} ?addr .`;
-  const where = sparql`{ SELECT ?cap ?svc ?addr ?hb WHERE { ${chain} ?svc ${T.lastHeartbeat} ?hb . FILTER(?hb >= ${dateTimeLiteral(cutoff)}) } LIMIT ${FRESH_CANDIDATES} }
-    UNION { SELECT ?cap ?svc ?addr ?hb WHERE { ${chain} OPTIONAL { ?svc ${T.lastHeartbeat} ?hb } } LIMIT ${FALLBACK_CANDIDATES} }`;
-  return sparql`SELECT ?cap ?svc ?addr WHERE { ${graphFragment(graph, where)} } ORDER BY DESC(?hb) ?svc ?cap LIMIT 1`.text;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { concat, graphFragment, sparql, type SparqlFragment, type Variable, variable } from '../store/sparql.js';
 import { dateTimeLiteral, namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
-import { cfc, svc } from '../vocab/terms.js';
+import { cfc, sm, svc } from '../vocab/terms.js';
 import { statusLiteral } from './operations.js';
 import { matchedOnce, operationOfService, S, selfAndParts, SVC } from './services.js';
 
@@ -17,10 +17,22 @@ import { matchedOnce, operationOfService, S, selfAndParts, SVC } from './service
  * never matches it: such a Service is never stale, so never swept, so it survives. The pieces
  * say so with `COALESCE(?hb >= cutoff, true)`, which both stores evaluate alike (Oxigraph raises
  * a type error, Virtuoso compares the string as greater).
+ *
+ * The cutoff here is the threshold's, the floor of the per-Service rule (`registration/staleness.ts`):
+ * a Service fresh by it is alive whatever its interval. Whether one older than it is alive by its
+ * own `sm:heartbeatInterval` is decided by the reader on the rows these queries return, and
+ * handed back to the updates as explicit lists (`spared`) or per-Service cutoffs.
  */
 
 const address = namedNode(svc.address);
 const lastHeartbeat = namedNode(svc.lastHeartbeat);
+const heartbeatInterval = namedNode(sm.heartbeatInterval);
+
+/** A Service and the instant before which its heartbeat is stale, by the per-Service rule. */
+export interface ServiceCutoff {
+  readonly service: NamedNodeTerm;
+  readonly cutoff: Date;
+}
 
 /** The instant before which a heartbeat is stale: `now - maxAgeSeconds`. */
 export function staleCutoff(now: Date, maxAgeSeconds: number): Date {
@@ -43,24 +55,28 @@ export function staleServicePattern(service: Variable, cutoff: Date): SparqlFrag
 }
 
 /**
- * Holds for an already bound `service` that is still stale at `cutoff` (as in
- * {@link staleServicePattern}): it carries `svc:address` and no heartbeat at or after `cutoff`.
+ * Holds for an already bound `service` that is still stale at `cutoff`, a variable bound to its
+ * own cutoff (as in {@link staleServicePattern}): it carries `svc:address` and no heartbeat at or
+ * after `cutoff`.
  * The re-check a sweep's deregistration carries, so a Service that heartbeated since the find is
  * left alone. A per-row lookup, cheap for a bound `service`; its leading triple pattern also
  * gives Virtuoso the start it needs for {@link selfAndParts}.
  */
-export function stillStale(service: Variable, cutoff: Date): SparqlFragment {
+export function stillStale(service: Variable, cutoff: Variable): SparqlFragment {
   return sparql`${service} ${address} ?liveness_stillAddress .
-    FILTER NOT EXISTS { ${service} ${lastHeartbeat} ?liveness_freshHeartbeat . FILTER(COALESCE(?liveness_freshHeartbeat >= ${dateTimeLiteral(cutoff)}, true)) }`;
+    FILTER NOT EXISTS { ${service} ${lastHeartbeat} ?liveness_freshHeartbeat . FILTER(COALESCE(?liveness_freshHeartbeat >= ${cutoff}, true)) }`;
 }
 
 /**
  * Binds or checks `service` as a surviving Service: it carries `svc:address` and a heartbeat at
- * or after `cutoff` (or one that cannot be compared, which is never stale).
+ * or after `cutoff` (or one that cannot be compared, which is never stale), or it is one of
+ * `spared`: older than `cutoff` but alive by its own interval.
  */
-export function survivingServicePattern(service: Variable, cutoff: Date): SparqlFragment {
+export function survivingServicePattern(service: Variable, cutoff: Date, spared: readonly NamedNodeTerm[] = []): SparqlFragment {
+  const fresh = sparql`COALESCE(?liveness_survivorHeartbeat >= ${dateTimeLiteral(cutoff)}, true)`;
+  const alive = spared.length === 0 ? fresh : sparql`${fresh} || ${service} IN ${spared}`;
   return sparql`${service} ${address} ?liveness_survivorAddress . ${service} ${lastHeartbeat} ?liveness_survivorHeartbeat .
-    FILTER(COALESCE(?liveness_survivorHeartbeat >= ${dateTimeLiteral(cutoff)}, true))`;
+    FILTER(${alive})`;
 }
 
 /**
@@ -77,19 +93,16 @@ export function survivingServicePattern(service: Variable, cutoff: Date): Sparql
  * copy of the candidates (a `MINUS` is evaluated on its own) and 15-24 s for
  * `FILTER NOT EXISTS` over the chain (Oxigraph does not push the outer bindings into it).
  */
-export function noSurvivingRealizer(capability: Variable, cutoff: Date): SparqlFragment {
+export function noSurvivingRealizer(capability: Variable, cutoff: Date, spared: readonly NamedNodeTerm[] = []): SparqlFragment {
   const survivor = variable('liveness_survivor');
-  return sparql`OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} }
+  return sparql`OPTIONAL { ${realizerOf(capability, survivor)} ${survivingServicePattern(survivor, cutoff, spared)} }
     FILTER(!BOUND(${survivor}))`;
 }
 
-/**
- * `survivor` is a surviving Service (see {@link survivingServicePattern}) that realizes
- * `capability` through one of its Workflows; its address is bound to `?liveness_survivorAddress`.
- */
-export function survivingRealizer(capability: Variable, survivor: Variable, cutoff: Date): SparqlFragment {
+/** `survivor` is a Service that realizes `capability` through one of its Workflows. */
+function realizerOf(capability: Variable, survivor: Variable): SparqlFragment {
   return sparql`${capability} ${namedNode(svc.realizedByWorkflow)} ?liveness_survivorWorkflow .
-    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} . ${survivingServicePattern(survivor, cutoff)}`;
+    ?liveness_survivorWorkflow ${namedNode(svc.isWorkflowOf)} ${survivor} .`;
 }
 
 /** `?s` is an Operation still in flight: its `svc:operationStatus` is "queued" or "running". */
@@ -108,7 +121,11 @@ export function inFlightOperation(operation: Variable = S): SparqlFragment {
  * once: each `VALUES` block of 1,000 IRIs costs the embedded store a few milliseconds to parse
  * and join.
  */
-export function strandedOperationsMatch(dead: readonly NamedNodeTerm[], cutoff: Date): SparqlFragment {
+export function strandedOperationsMatch(
+  dead: readonly NamedNodeTerm[],
+  cutoff: Date,
+  spared: readonly NamedNodeTerm[] = [],
+): SparqlFragment {
   const deadList = concat(dead.map((t) => sparql`${t}`));
   const deadService = variable('liveness_dead');
   const cap = variable('liveness_capability');
@@ -118,33 +135,45 @@ export function strandedOperationsMatch(dead: readonly NamedNodeTerm[], cutoff: 
     ?liveness_resource ${namedNode(cfc.hasCapability)} ${cap} .
     ${S} ${namedNode(cfc.implementsCapability)} ${cap} .
     ${inFlightOperation(S)}
-    ${noSurvivingRealizer(cap, cutoff)}`;
+    ${noSurvivingRealizer(cap, cutoff, spared)}`;
 }
 
-/** `SELECT DISTINCT ?s` of every Service stale at `cutoff` (see {@link staleServicePattern}). */
+/**
+ * `SELECT ?s ?hb ?interval` of every Service stale at the threshold's `cutoff` (see
+ * {@link staleServicePattern}), with each of its heartbeats and `sm:heartbeatInterval` values
+ * (unbound when it has none), so the reader can spare those alive by their own interval.
+ */
 export function staleServicesQuery(graph: string, cutoff: Date): string {
-  return sparql`SELECT DISTINCT ${S} WHERE { ${graphFragment(graph, staleServicePattern(S, cutoff))} }`.text;
+  const body = sparql`${staleServicePattern(S, cutoff)}
+    OPTIONAL { ${S} ${lastHeartbeat} ?hb }
+    OPTIONAL { ${S} ${heartbeatInterval} ?interval }`;
+  return sparql`SELECT ${S} ?hb ?interval WHERE { ${graphFragment(graph, body)} }`.text;
 }
 
 /**
- * The sweep's deregistration match: binds `?s` to each of `services` that is still stale at
- * `cutoff` when the update runs (see {@link stillStale}), and to its Workflows and
- * StateProperties, evaluated once as a subquery.
+ * The sweep's deregistration match: binds `?s` to each of `services` that is still stale at its
+ * own cutoff when the update runs (see {@link stillStale}; the pairs are one `VALUES` block), and
+ * to its Workflows and StateProperties, evaluated once as a subquery.
  */
-export function stillStaleServicesAndPartsMatch(services: readonly NamedNodeTerm[], cutoff: Date): SparqlFragment {
-  const list = concat(services.map((t) => sparql`${t}`));
-  return matchedOnce(sparql`VALUES ${SVC} { ${list} } ${stillStale(SVC, cutoff)} ${selfAndParts(S, SVC)}`);
+export function stillStaleServicesAndPartsMatch(services: readonly ServiceCutoff[]): SparqlFragment {
+  const cutoff = variable('liveness_cutoff');
+  const pairs = concat(services.map((s) => sparql`(${s.service} ${dateTimeLiteral(s.cutoff)})`));
+  return matchedOnce(sparql`VALUES (${SVC} ${cutoff}) { ${pairs} } ${stillStale(SVC, cutoff)} ${selfAndParts(S, SVC)}`);
 }
 
 /**
- * `SELECT DISTINCT ?s ?liveness_survivorAddress`: the running Operations whose Capability a
- * Workflow of `service` realizes, each with the address of every other surviving Service that
- * realizes it too (unbound when there is none). Starts from the Service.
+ * `SELECT DISTINCT ?s ?liveness_survivorAddress ?hb ?interval`: the running Operations whose
+ * Capability a Workflow of `service` realizes, each with every other reachable Service that
+ * realizes it too, its heartbeats and `sm:heartbeatInterval` values (unbound when there is none),
+ * for the reader to judge by the per-Service rule. Starts from the Service; a Capability has few
+ * realizers.
  */
-export function runningOperationsQuery(graph: string, service: NamedNodeTerm, cutoff: Date): string {
+export function runningOperationsQuery(graph: string, service: NamedNodeTerm): string {
   const [capability, survivor] = [variable('cap'), variable('survivor')];
   const body = sparql`${operationOfService(service, S, capability)}
     ${S} ${namedNode(svc.operationStatus)} ${statusLiteral(OperationStatus.RUNNING)} .
-    OPTIONAL { ${survivingRealizer(capability, survivor, cutoff)} FILTER(${survivor} != ${service}) }`;
-  return sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress WHERE { ${graphFragment(graph, body)} }`.text;
+    OPTIONAL { ${realizerOf(capability, survivor)} FILTER(${survivor} != ${service})
+      ${survivor} ${address} ?liveness_survivorAddress . ${survivor} ${lastHeartbeat} ?hb .
+      OPTIONAL { ${survivor} ${heartbeatInterval} ?interval } }`;
+  return sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress ?hb ?interval WHERE { ${graphFragment(graph, body)} }`.text;
 }

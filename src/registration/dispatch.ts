@@ -2,10 +2,11 @@ import { OperationResolutionError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import type { Tbox } from '../ogm/tbox.js';
-import { operationWorkflowsQuery, pinnedDispatchQuery, unpinnedDispatchQuery } from '../queries/dispatch.js';
+import { judgedCandidatesQuery, operationWorkflowsQuery, pinnedDispatchQuery, unpinnedDispatchQuery } from '../queries/dispatch.js';
 import type { Bindings } from '../store/triple-store.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
+import { aliveAt } from './staleness.js';
 
 /** Where to send an Operation: the spec's `(capability_instance_iri, service_iri, service_address)`. */
 export interface DispatchTarget {
@@ -22,7 +23,8 @@ export interface ResolveDispatchTargetOptions extends GraphOption {
   /** When given, only a Service bound to this resource by `svc:isServiceOf` is chosen. */
   targetResource?: string | null;
   /**
-   * Unpinned discovery samples Services whose heartbeat is at most this old first; default
+   * The staleness threshold discovery judges Services by, in seconds: a Service whose heartbeat is
+   * older than `max(this, 3 x its sm:heartbeatInterval)` is stale and never offered. Default
    * {@link DEFAULT_FRESH_WITHIN_SECONDS} (the middleware's default staleness threshold).
    */
   freshWithinSeconds?: number;
@@ -54,15 +56,77 @@ async function subclassClosure(ogm: OGM, cls: string): Promise<{ terms: NamedNod
   return { terms, declared: true };
 }
 
-/** The oldest heartbeat unpinned discovery counts as fresh. */
-function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
+/** The time discovery judges at, the threshold, and the oldest heartbeat fresh by the threshold alone. */
+function freshness(options: ResolveDispatchTargetOptions): { now: Date; thresholdMs: number; cutoff: Date } {
   const within = options.freshWithinSeconds ?? DEFAULT_FRESH_WITHIN_SECONDS;
   if (typeof within !== 'number' || !Number.isFinite(within) || within < 0) {
     throw new ValueError(`freshWithinSeconds must be a finite number >= 0, got ${preview(within)}`);
   }
   const now = options.now ?? new Date();
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new ValueError(`now must be a valid Date, got ${preview(now)}`);
-  return new Date(now.getTime() - within * 1000);
+  return { now, thresholdMs: within * 1000, cutoff: new Date(now.getTime() - within * 1000) };
+}
+
+/** A candidate Service as the reader judges it, from the rows of one query. */
+interface Candidate {
+  service: string;
+  address: string;
+  /** Its Capabilities of the class, in row order (freshest heartbeat first when the query ordered). */
+  capabilities: string[];
+  heartbeats: string[];
+  intervals: string[];
+  deviceDown: boolean;
+}
+
+/** What judging the candidates found: the Service to dispatch to, or how many were skipped and why. */
+interface Judgement {
+  target?: DispatchTarget;
+  stale: number;
+  deviceDown: number;
+}
+
+/**
+ * Judges every candidate Service of `rows` (`?cap ?svc ?addr ?hb ?interval ?down`): one whose
+ * device is marked unavailable or that is stale by the per-Service rule is skipped and counted;
+ * of the others the freshest heartbeat wins (compared as instants), then the Service and
+ * Capability IRI.
+ */
+function judge(rows: readonly Bindings[], now: Date, thresholdMs: number): Judgement {
+  const byService = new Map<string, Candidate>();
+  for (const row of rows) {
+    const [cap, service, address] = [row.cap?.value, row.svc?.value, row.addr?.value];
+    if (!cap || !service || !address) continue;
+    let c = byService.get(service);
+    if (!c) byService.set(service, (c = { service, address, capabilities: [], heartbeats: [], intervals: [], deviceDown: false }));
+    if (!c.capabilities.includes(cap)) c.capabilities.push(cap);
+    if (row.hb && !c.heartbeats.includes(row.hb.value)) c.heartbeats.push(row.hb.value);
+    if (row.interval && !c.intervals.includes(row.interval.value)) c.intervals.push(row.interval.value);
+    if (row.down) c.deviceDown = true;
+  }
+  const judgement: Judgement = { stale: 0, deviceDown: 0 };
+  let best: { c: Candidate; at: number } | undefined;
+  for (const c of byService.values()) {
+    if (c.deviceDown) judgement.deviceDown += 1;
+    else if (!aliveAt(c.heartbeats, c.intervals, now, thresholdMs)) judgement.stale += 1;
+    else {
+      const at = Math.max(...c.heartbeats.map((hb) => Date.parse(hb)).map((t) => (Number.isNaN(t) ? Infinity : t)));
+      if (!best || at > best.at || (at === best.at && c.service < best.c.service)) best = { c, at };
+    }
+  }
+  if (best) {
+    const capabilityIri = [...best.c.capabilities].sort()[0]!;
+    judgement.target = { capabilityIri, serviceIri: best.c.service, serviceAddress: best.c.address };
+  }
+  return judgement;
+}
+
+/** Why nothing was offered, for the error: the realizers skipped as stale and for their device. */
+function skipped(j: Judgement): string {
+  const parts: string[] = [];
+  if (j.stale > 0)
+    parts.push(`skipped ${j.stale} realizer(s) as stale (last heartbeat older than max(threshold, 3 x own sm:heartbeatInterval))`);
+  if (j.deviceDown > 0) parts.push(`skipped ${j.deviceDown} realizer(s) whose device is unavailable (sm:deviceUnavailableSince)`);
+  return parts.length === 0 ? '' : `; ${parts.join('; ')}`;
 }
 
 /**
@@ -73,21 +137,25 @@ function freshnessCutoff(options: ResolveDispatchTargetOptions): Date {
  * the Service is the resource's (`svc:isServiceOf`) and so is the Capability
  * (`cfc:hasCapability`, written with every registered Workflow). One query.
  *
- * Of several candidates the freshest `svc:lastHeartbeat` wins (a Service without heartbeat
- * last, ties broken by IRI), so a live instance is preferred over one about to be swept. Pinned
- * to a resource, that order is exact. Unpinned, it is exact among up to `FRESH_CANDIDATES` (`queries/dispatch.ts`)
- * Services heartbeating within `freshWithinSeconds`; beyond that the freshest of the first ones
- * found is taken (bounded cost on the embedded store: 0.2-0.4 ms instead of ~100 ms at 10,000
- * Services of one class, see `unpinnedDispatchQuery` for the worst case; Virtuoso hash-joins the whole
- * chain whatever the shape, ~150 ms per branch there at that size).
+ * A Service is never offered when it is stale by the per-Service rule (its last heartbeat older
+ * than `max(freshWithinSeconds, 3 x its own sm:heartbeatInterval)`, see `staleness.ts`) or its
+ * device is marked unavailable (`sm:deviceUnavailableSince`). Of the others the freshest
+ * `svc:lastHeartbeat` wins (ties broken by IRI), so a live instance is preferred over one about
+ * to be swept. Pinned to a resource, every candidate is judged (one query). Unpinned, the first
+ * `FRESH_CANDIDATES` (`queries/dispatch.ts`) fresh by the threshold are ranked (one query, bounded
+ * cost on the embedded store: 0.2-0.4 ms instead of ~100 ms at 10,000 Services of one class, see
+ * `unpinnedDispatchQuery` for the worst case; Virtuoso hash-joins the whole chain whatever the
+ * shape, ~150 ms per branch there at that size); only when there is none are up to
+ * `JUDGED_CANDIDATE_ROWS` candidates read and judged one by one (a second query), so a Service
+ * alive only by its own longer interval is still found, and the skipped ones are counted.
  * Pinned, the class closure is matched with `FILTER(?cls IN (...))`, not `VALUES`: on Oxigraph a
  * `VALUES` block is joined first and turned the pinned query into a class scan (60 ms instead of
  * 0.1 ms). Unpinned, the class is where the walk starts anyway.
  * @param options.targetResource pin the choice to the Services of this resource.
- * @param options.freshWithinSeconds freshness window of unpinned discovery (default 90).
+ * @param options.freshWithinSeconds the staleness threshold Services are judged by (default 90).
  * @param options.now the time the window ends at (default now).
  * @throws OperationResolutionError naming the class (and the resource) when nothing reachable
- *   realizes it.
+ *   realizes it, with how many realizers it skipped as stale and for an unavailable device.
  * @throws ValueError for a malformed IRI, a negative window or an invalid `now`.
  * @example const { capabilityIri, serviceAddress } = await resolveDispatchTarget(ogm, PLANT('DoorOpeningCapability'), { targetResource: PLANT('door1') })
  */
@@ -100,16 +168,23 @@ export async function resolveDispatchTarget(
   checkOptions(options, 'resolveDispatchTarget');
   const target = options.targetResource == null ? undefined : namedNode(assertIri(options.targetResource, 'targetResource'));
   const graph = graphOf(ogm, options);
-  const cutoff = freshnessCutoff(options);
+  const { now, thresholdMs, cutoff } = freshness(options);
   const { terms, declared } = await subclassClosure(ogm, cls);
-  const query = target ? pinnedDispatchQuery(graph, target, terms) : unpinnedDispatchQuery(graph, terms, cutoff);
-  const row = (await ogm.db.select(query))[0];
-  if (row?.cap && row.svc && row.addr) return { capabilityIri: row.cap.value, serviceIri: row.svc.value, serviceAddress: row.addr.value };
+  if (!target) {
+    const row = (await ogm.db.select(unpinnedDispatchQuery(graph, terms, cutoff)))[0];
+    if (row?.cap && row.svc && row.addr) return { capabilityIri: row.cap.value, serviceIri: row.svc.value, serviceAddress: row.addr.value };
+  }
+  const judgement = judge(
+    await ogm.db.select(target ? pinnedDispatchQuery(graph, target, terms) : judgedCandidatesQuery(graph, terms)),
+    now,
+    thresholdMs,
+  );
+  if (judgement.target) return judgement.target;
   const pinned = target ? ` for resource <${target.value}>` : '';
   const hint = declared ? '' : ` (the class is not declared in the ontology)`;
   throw new OperationResolutionError(
-    `no reachable Service realizes a Capability of class <${cls}>${hint}${pinned} in graph <${graph}>: ` +
-      'it needs a Capability svc:realizedByWorkflow a Workflow whose Service (svc:isWorkflowOf) carries svc:address',
+    `no reachable Service realizes a Capability of class <${cls}>${hint}${pinned} in graph <${graph}>${skipped(judgement)}: ` +
+      'it needs a Capability svc:realizedByWorkflow a Workflow whose Service (svc:isWorkflowOf) carries svc:address, a fresh heartbeat and no sm:deviceUnavailableSince',
   );
 }
 

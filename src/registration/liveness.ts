@@ -1,19 +1,22 @@
 import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
-import { namedNode } from '../store/terms.js';
+import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { OperationStatus } from '../vocab/status.js';
-import { cfc, svc } from '../vocab/terms.js';
+import { cfc, sm, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
 import {
   runningOperationsQuery,
+  type ServiceCutoff,
   staleCutoff,
   staleServicesQuery,
   stillStaleServicesAndPartsMatch,
   strandedOperationsMatch,
 } from '../queries/liveness.js';
 import { matchedOnce } from '../queries/services.js';
+import type { Bindings } from '../store/triple-store.js';
 import { checkDate } from './services.js';
+import { aliveAt, aliveByOwnInterval, honoredIntervalMs, serviceCutoff } from './staleness.js';
 
 /**
  * Liveness: finding Services whose heartbeat is stale, and the watchdog's sweep that deregisters
@@ -35,20 +38,59 @@ export interface SweepOptions extends StalenessOptions {
 
 /**
  * Services that are stale at `now`: they carry `svc:address` and have no `svc:lastHeartbeat` or
- * one older than `now - maxAgeSeconds`, compared as `xsd:dateTime`. One query (see
- * `staleServicePattern` for its shape); sorted.
+ * one older than `now - max(maxAgeSeconds, 3 x sm:heartbeatInterval)` (the per-Service rule of
+ * `staleness.ts`: a Service without the interval is judged by `maxAgeSeconds` alone). One query
+ * (see `staleServicePattern` for its shape); sorted.
  * @throws ValueError when `maxAgeSeconds` is not a finite number >= 0 or `now` is not a valid Date.
  * @example const stale = await findStaleServices(ogm, 90)
  */
 export async function findStaleServices(ogm: OGM, maxAgeSeconds: number, options: StalenessOptions = {}): Promise<string[]> {
+  const { stale } = await judgeStaleCandidates(ogm, maxAgeSeconds, options);
+  return stale.map((s) => s.service.value);
+}
+
+/** The Services older than the threshold, split by the per-Service rule. */
+interface Judged {
+  /** Stale by the rule, sorted, each with its own cutoff (for the sweep's re-check). */
+  stale: ServiceCutoff[];
+  /** Older than the threshold but alive by their own interval: survivors for the sweep. */
+  spared: NamedNodeTerm[];
+}
+
+async function judgeStaleCandidates(ogm: OGM, maxAgeSeconds: number, options: StalenessOptions): Promise<Judged> {
   const graph = graphOf(ogm, options);
-  const cutoff = cutoffOf(maxAgeSeconds, options);
-  const rows = await ogm.db.select(staleServicesQuery(graph, cutoff));
+  const now = checkDate(options.now ?? new Date(), 'now');
+  const cutoff = cutoffOf(maxAgeSeconds, { now });
+  const thresholdMs = maxAgeSeconds * 1000;
+  const judged: Judged = { stale: [], spared: [] };
   // Sorted here: cheaper than ORDER BY in the store when thousands are stale.
-  return rows
-    .map((r) => r.s?.value)
-    .filter((s): s is string => s !== undefined)
-    .sort();
+  for (const [service, facts] of [...factsByService(await ogm.db.select(staleServicesQuery(graph, cutoff)))].sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
+    const term = namedNode(service);
+    if (aliveByOwnInterval(facts.heartbeats, facts.intervals, now, thresholdMs)) judged.spared.push(term);
+    else judged.stale.push({ service: term, cutoff: serviceCutoff(now, thresholdMs, honoredIntervalMs(facts.intervals)) });
+  }
+  return judged;
+}
+
+/** A Service's heartbeats and interval values, collected from the rows of one query. */
+interface LivenessFacts {
+  heartbeats: string[];
+  intervals: string[];
+}
+
+function factsByService(rows: readonly Bindings[], key = 's'): Map<string, LivenessFacts> {
+  const byService = new Map<string, LivenessFacts>();
+  for (const row of rows) {
+    const service = row[key]?.value;
+    if (service === undefined) continue;
+    let facts = byService.get(service);
+    if (!facts) byService.set(service, (facts = { heartbeats: [], intervals: [] }));
+    if (row.hb && !facts.heartbeats.includes(row.hb.value)) facts.heartbeats.push(row.hb.value);
+    if (row.interval && !facts.intervals.includes(row.interval.value)) facts.intervals.push(row.interval.value);
+  }
+  return byService;
 }
 
 /**
@@ -87,29 +129,49 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
   const cutoff = cutoffOf(maxAgeSeconds, { now });
   const reason = options.reason ?? SWEEP_REASON;
   if (typeof reason !== 'string') throw new ValueError(`reason ${preview(reason)} is not a string`);
-  const stale = await findStaleServices(ogm, maxAgeSeconds, { now, namedGraph: graph });
+  const { stale, spared } = await judgeStaleCandidates(ogm, maxAgeSeconds, { now, namedGraph: graph });
   if (stale.length === 0) return [];
-  const services = stale.map((s) => namedNode(s));
   await ogm.commitMatching({
-    match: stillStaleServicesAndPartsMatch(services, cutoff),
+    match: stillStaleServicesAndPartsMatch(stale),
     subjectClass: svc.Service,
     set: { [svc.address]: [], [svc.endpoint]: [] },
     graph,
   });
   await ogm.commitMatching({
-    match: matchedOnce(strandedOperationsMatch(services, cutoff)),
+    match: matchedOnce(
+      strandedOperationsMatch(
+        stale.map((s) => s.service),
+        cutoff,
+        spared,
+      ),
+    ),
     subjectClass: cfc.Operation,
     set: { [svc.operationStatus]: OperationStatus.FAILED, [svc.executionResult]: reason, [svc.executionTimestamp]: now },
     graph,
   });
-  return stale;
+  return stale.map((s) => s.service.value);
+}
+
+/**
+ * Records whether the Service's device answers, in one `OGM.commit`: `since` sets
+ * `sm:deviceUnavailableSince` (discovery then skips the Service), `null` removes it. The Service
+ * keeps `svc:address` and its heartbeat either way, so readers that do not know the term (the
+ * Python reference) still see a live Service whose queue is kept.
+ * @throws ValueError for a malformed IRI or an invalid Date.
+ * @example await recordDeviceAvailability(ogm, serviceIri, new Date()) // down since now
+ */
+export async function recordDeviceAvailability(ogm: OGM, serviceIri: string, since: Date | null, options: GraphOption = {}): Promise<void> {
+  const graph = graphOf(ogm, options);
+  const iri = assertIri(serviceIri, 'serviceIri');
+  const value = since === null ? [] : checkDate(since, 'since');
+  await ogm.commit({ iri, set: { [sm.deviceUnavailableSince]: value }, graph });
 }
 
 /** A running Operation of a Service, and who else could be running it. */
 export interface RunningOperation {
   readonly operationIri: string;
   /**
-   * Addresses of the other surviving Services (reachable, heartbeat at or after the cutoff) that
+   * Addresses of the other surviving Services (reachable, alive by the per-Service rule) that
    * realize the Operation's Capability: live twins of the resource that may have claimed it.
    * Sorted; empty when there are none.
    */
@@ -131,14 +193,20 @@ export async function findRunningOperations(
   options: StalenessOptions = {},
 ): Promise<RunningOperation[]> {
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
-  const cutoff = cutoffOf(maxAgeSeconds, options);
-  const rows = await ogm.db.select(runningOperationsQuery(graphOf(ogm, options), service, cutoff));
+  const now = checkDate(options.now ?? new Date(), 'now');
+  cutoffOf(maxAgeSeconds, { now });
+  const rows = await ogm.db.select(runningOperationsQuery(graphOf(ogm, options), service));
   const survivors = new Map<string, Set<string>>();
+  const byOperation = new Map<string, Bindings[]>();
   for (const row of rows) {
     const operationIri = row.s?.value;
     if (operationIri === undefined) continue;
-    const addresses = survivors.get(operationIri) ?? new Set<string>();
-    if (row.liveness_survivorAddress) addresses.add(row.liveness_survivorAddress.value);
+    byOperation.set(operationIri, [...(byOperation.get(operationIri) ?? []), row]);
+  }
+  for (const [operationIri, opRows] of byOperation) {
+    const addresses = new Set<string>();
+    for (const [address, facts] of factsByService(opRows, 'liveness_survivorAddress'))
+      if (aliveAt(facts.heartbeats, facts.intervals, now, maxAgeSeconds * 1000)) addresses.add(address);
     survivors.set(operationIri, addresses);
   }
   return [...survivors]

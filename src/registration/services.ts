@@ -3,7 +3,7 @@ import { normalizeHttpAddress } from '../iri/address.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import { namedNode } from '../store/terms.js';
-import { cfc, svc } from '../vocab/terms.js';
+import { cfc, sm, svc } from '../vocab/terms.js';
 import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
 import { matchedOnce, serviceAndPartsMatch, servicesOfResourceQuery } from '../queries/services.js';
 
@@ -64,6 +64,12 @@ export interface MakeReachableOptions extends GraphOption {
    * `svc:lastHeartbeat` as it is.
    */
   heartbeat?: Date | null;
+  /**
+   * The Service's heartbeat period in milliseconds, written as `sm:heartbeatInterval` in the same
+   * commit (replacing any earlier value), so the watchdog and discovery judge it by its own
+   * period; `null` removes it (no heartbeat: judged by their threshold). Default: left as it is.
+   */
+  heartbeatIntervalMs?: number | null;
 }
 
 /**
@@ -80,8 +86,11 @@ export async function makeServiceReachable(
 ): Promise<void> {
   const graph = graphOf(ogm, options);
   assertIri(serviceIri, 'serviceIri');
-  const set: Record<string, string | Date> = { [svc.address]: normalizeHttpAddress(address) };
+  const set: Record<string, string | number | Date | never[]> = { [svc.address]: normalizeHttpAddress(address) };
   if (options.heartbeat !== null) set[svc.lastHeartbeat] = checkDate(options.heartbeat ?? new Date(), 'heartbeat');
+  const interval = options.heartbeatIntervalMs;
+  if (interval === null) set[sm.heartbeatInterval] = [];
+  else if (interval !== undefined) set[sm.heartbeatInterval] = checkIntervalMs(interval);
   await ogm.commit({ iri: serviceIri, set, graph });
 }
 
@@ -217,6 +226,13 @@ export async function servicesOfResource(ogm: OGM, resourceIri: string, options:
   const resource = namedNode(assertIri(resourceIri, 'resourceIri'));
   const rows = await ogm.db.select(servicesOfResourceQuery(graph, resource, Boolean(options.reachableOnly)));
   return rows.map((r) => r.s?.value).filter((s): s is string => s !== undefined);
+}
+
+function checkIntervalMs(ms: unknown): number {
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 1) {
+    throw new ValueError(`heartbeatIntervalMs ${preview(ms)} is not a whole number of milliseconds >= 1`);
+  }
+  return ms;
 }
 
 /** Returns `d` when it is a valid Date, else throws a ValueError naming `what`. @internal */

@@ -56,6 +56,7 @@ export function resolveDevice(ctx: ResolveContext): DeviceConfig | undefined {
   }
   const key = given[0];
   const value = key === undefined ? undefined : at(ctx, ['device', key]);
+  const health = deviceHealth(ctx);
   if (key === undefined || !isText(value)) {
     if (key === undefined && timeout !== undefined) report(ctx, ['device'], 'needs target (only timeoutMs is set)');
     return undefined;
@@ -67,7 +68,7 @@ export function resolveDevice(ctx: ResolveContext): DeviceConfig | undefined {
   if (socket !== undefined && socket.trim() !== '') target = `unix:${absolutePath(ctx, path, socket)}`;
   else if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/iu.test(target)) {
     report(ctx, path, 'must not hold credentials (user:password@)', value);
-    return { target, timeoutMs };
+    return { target, timeoutMs, ...health };
   }
   try {
     parseDeviceTarget(target);
@@ -75,7 +76,18 @@ export function resolveDevice(ctx: ResolveContext): DeviceConfig | undefined {
     if (!(error instanceof ValueError)) throw error;
     report(ctx, path, `is not a usable device target (expected unix:/path/to.sock or http(s)://host:port): ${error.message}`);
   }
-  return { target, timeoutMs };
+  return { target, timeoutMs, ...health };
+}
+
+/** `device.healthIntervalMs` (default from the table) and `device.healthPath` (checked like a workflow's path), when set. */
+function deviceHealth(ctx: ResolveContext): Pick<DeviceConfig, 'healthIntervalMs' | 'healthPath'> {
+  const interval = at(ctx, ['device', 'healthIntervalMs']);
+  const healthIntervalMs = typeof interval === 'number' ? interval : defaultOf('device.healthIntervalMs');
+  const path = at(ctx, ['device', 'healthPath']);
+  if (!isText(path)) return { healthIntervalMs };
+  const problem = devicePathProblem(path);
+  if (problem) report(ctx, ['device', 'healthPath'], problem, path);
+  return { healthIntervalMs, healthPath: path };
 }
 
 function classAt(ctx: ResolveContext, path: string[], value: unknown): string {

@@ -48,6 +48,10 @@ export interface DeviceConfig {
   target: V<'device.target'>;
   /** Default time a device call gets, in ms (default `LIMITS.deviceTimeoutMs`). */
   timeoutMs: V<'device.timeoutMs'>;
+  /** Time between probes of the device's health, in ms (default `LIMITS.deviceHealthIntervalMs`). */
+  healthIntervalMs: V<'device.healthIntervalMs'>;
+  /** Path the health probe reads, which must answer with success; default: any answer to `HEAD /` counts. */
+  healthPath?: V<'device.healthPath'>;
 }
 
 /** A workflow the sidecar registers and proxies to `POST <device><path>`: CURIEs expanded, defaults filled. */

@@ -8,12 +8,21 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
-import { openDevice, operationRunner, stateProxy, workflowProxy, type ClaimedForDevice, type DeviceClient } from '../device/index.js';
+import {
+  deviceHealthProbe,
+  openDevice,
+  operationRunner,
+  stateProxy,
+  workflowProxy,
+  type ClaimedForDevice,
+  type DeviceClient,
+} from '../device/index.js';
 import { openMqttWorkflows, type BoundMqttWorkflow, type MqttWorkflows } from '../connectors/mqtt/workflows.js';
 import { wiringOf } from '../connectors/wiring.js';
 import { ValueError } from '../errors.js';
 import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
+import type { SemanticMiddlewareOptions } from '../middleware/options.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { clearStaleSocket, startLocalApi, type LocalApi, type LocalApiListen } from './local-api.js';
@@ -45,16 +54,19 @@ function deviceClient(config: SidecarConfig, logger: Logger): DeviceClient | und
 }
 
 /**
- * Says once, at start, when the device does not answer. The sidecar keeps running (a bridge may
- * start after it), but a silent start hides that every call routed to it will fail.
+ * The device's health as the middleware probes it, at start and every `device.healthIntervalMs`:
+ * any answer to the binding's probe, or a successful one of `device.healthPath`. The sidecar keeps
+ * running while the device is away (a bridge may start after it): it warns at once, is not ready
+ * and is not offered to discovery until the device answers.
  */
-function reportUnreachableDevice(device: DeviceClient, logger: Logger): void {
-  device.health({ timeoutMs: LIMITS.deviceProbeAtStartMs }).then(
-    (health) => {
-      if (!health.reachable) logger.warn({ reason: health.error.message }, 'the device does not answer: its calls fail until it does');
-    },
-    () => undefined, // stopped before the probe ended
-  );
+function deviceHealthOptions(
+  config: SidecarConfig,
+  device: DeviceClient | undefined,
+): Pick<SemanticMiddlewareOptions, 'deviceHealth' | 'deviceHealthIntervalMs'> {
+  if (device === undefined || config.device === undefined) return {};
+  const { healthPath, healthIntervalMs } = config.device;
+  const probe = { timeoutMs: LIMITS.deviceProbeAtStartMs, ...(healthPath !== undefined && { path: healthPath }) };
+  return { deviceHealth: deviceHealthProbe(device, probe), deviceHealthIntervalMs: healthIntervalMs };
 }
 
 /**
@@ -115,6 +127,7 @@ function buildMiddleware(
     connectorMaxAge: config.connectorMaxAge,
     connectorCredentials: config.broker?.credentials ?? null,
     shutdownGraceMs: config.shutdownGraceMs,
+    ...deviceHealthOptions(config, device),
     ...securityOptionsOf(config),
     logger,
   });
@@ -167,7 +180,6 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
     mqtt = await mqttWorkflowsOf(config, ogm, logger);
     const middleware = (mw = buildMiddleware(config, ogm, device, mqtt?.workflows ?? [], options.logger));
     const localApi = await startParts(config, middleware, logger);
-    if (device !== undefined) reportUnreachableDevice(device, logger);
     return sidecarHandle({ middleware, store, device, mqtt, localApi });
   } catch (err) {
     await mw?.stop().catch((e: unknown) => logger.warn({ err: e }, 'stopping after a failed start failed'));

@@ -160,6 +160,17 @@ export const sm = Object.freeze({
   hasMQTTTimeoutMs: SM('hasMQTTTimeoutMs'),
   workflowClass: SM('workflowClass'),
   capabilityClass: SM('capabilityClass'),
+  /**
+   * `<service> sm:heartbeatInterval "30000"^^xsd:integer`: the Service's own heartbeat period, in
+   * milliseconds, written when it becomes reachable. The watchdog and discovery judge the Service
+   * by it (see `registration/staleness.ts`); a Service without it is judged by the threshold alone.
+   */
+  heartbeatInterval: SM('heartbeatInterval'),
+  /**
+   * `<service> sm:deviceUnavailableSince "<dateTime>"`: present while the Service's device does
+   * not answer its health probe; discovery skips such a Service, and removing it offers it again.
+   */
+  deviceUnavailableSince: SM('deviceUnavailableSince'),
 });
 
 /**

@@ -109,6 +109,11 @@ describe('SemanticMiddleware options and registration API', () => {
     [{ activityFeed: 'yes' as never }, /activityFeed must be true or false/],
     [{ activityCapacity: 0 }, /activityCapacity must be an integer >= 1/],
     [{ shutdownGraceMs: -1 }, /shutdownGraceMs/],
+    [{ deviceHealth: 'probe' as never }, /deviceHealth must be a function/],
+    [{ deviceHealthIntervalMs: 0 }, /deviceHealthIntervalMs must be a whole number of milliseconds from 1 to 2147483647, got "0"/],
+    [{ deviceHealthIntervalMs: 1.5 }, /deviceHealthIntervalMs/],
+    [{ deviceHealthIntervalMs: 2 ** 31 }, /deviceHealthIntervalMs/],
+    [{ deviceHealthIntervalMs: '100' as never }, /deviceHealthIntervalMs/],
     [{ logger: { warn: () => undefined } as never }, /logger must be a pino logger/],
   ] as [Partial<SemanticMiddlewareOptions>, RegExp][])('should refuse %j with a clear ValueError', (bad, message) => {
     const e = error(() => door(bad));

@@ -4,7 +4,7 @@ import { DataFactory, Parser, Store, type Quad_Object, type Term as N3Term } fro
 import { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE } from '../../src/ontology/files.js';
 import { OPERATION_STATUSES } from '../../src/vocab/status.js';
 import { CFC, MES, OWL, RDF, RDFS, SH, SVC, XSD } from '../../src/vocab/namespaces.js';
-import { cfc, mes, plant, svc, w3, xsd } from '../../src/vocab/terms.js';
+import { cfc, mes, plant, sm, svc, w3, xsd } from '../../src/vocab/terms.js';
 
 const nn = (iri: string): ReturnType<typeof DataFactory.namedNode> => DataFactory.namedNode(iri);
 const literal = (value: string, datatype: ReturnType<typeof DataFactory.namedNode>) => DataFactory.literal(value, datatype);
@@ -19,7 +19,8 @@ const service = modules.service!;
 const mesModule = modules.mes!;
 const shapes = modules.shapes!;
 const plantModule = parse(EXAMPLE_PLANT_FILE.path);
-const tbox = new Store([...core, ...service, ...mesModule]);
+// This project's own module declares the sm: terms its shapes constrain.
+const tbox = new Store([...core, ...service, ...mesModule, ...modules.middleware!]);
 
 function objects(store: Store, s: string | N3Term, p: string): Quad_Object[] {
   return store.getObjects(typeof s === 'string' ? nn(s) : s, nn(p), null);
@@ -239,6 +240,8 @@ describe('shapes', () => {
     [svc.Workflow, svc.endpoint, xsd.anyURI],
     [svc.StateProperty, svc.endpoint, xsd.anyURI],
     [cfc.Operation, svc.executionTimestamp, xsd.dateTime],
+    [svc.Service, sm.heartbeatInterval, xsd.integer],
+    [svc.Service, sm.deviceUnavailableSince, xsd.dateTime],
   ])('should make %s %s single-valued with datatype %s', (target, path, datatype) => {
     const shape = propertyShape(target, path);
     expect(values(shapes, shape, SH('maxCount'))).toEqual(['1']);

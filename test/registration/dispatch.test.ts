@@ -1,10 +1,10 @@
 import { describe, expect } from '@jest/globals';
 import { OperationResolutionError, ValueError } from '../../src/errors.js';
 import { mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
-import { FALLBACK_CANDIDATES, FRESH_CANDIDATES } from '../../src/queries/dispatch.js';
+import { FRESH_CANDIDATES } from '../../src/queries/dispatch.js';
 import { resolveDispatchTarget, resolveOperationWorkflow } from '../../src/registration/dispatch.js';
 import { createOperation } from '../../src/registration/operations.js';
-import { cfc, PLANT, plant } from '../../src/vocab/index.js';
+import { cfc, PLANT, plant, sm } from '../../src/vocab/index.js';
 import { addService, CLOSE_DOOR, deregister, OPEN_DOOR, rejection, storeSuite } from './support/plant-graph.js';
 
 const G = 'urn:test:registration:dispatch';
@@ -81,18 +81,111 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(second.serviceIri);
   });
 
-  onStore('should still resolve when every Service is stale, freshest first and unbeaten last', async () => {
+  onStore('should never offer a stale Service, and say how many realizers it skipped as stale', async () => {
     await addService(ogm(), { resourceIri: door3, address: 'http://127.0.0.1:8209', heartbeat: null });
     const old = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8210', heartbeat: ago(3600) });
     await addService(ogm(), { resourceIri: door2, address: 'http://127.0.0.1:8211', heartbeat: ago(7200) });
-    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(old.serviceIri);
-    const none = await addService(ogm(), { resourceIri: PLANT('door4'), address: 'http://127.0.0.1:8212', heartbeat: null });
-    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: PLANT('door4') })).serviceIri).toBe(
-      none.serviceIri,
+    await expectUnresolved(resolveDispatchTarget(ogm(), plant.DoorOpeningCapability), /skipped 3 realizer\(s\) as stale/);
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.door1 }),
+      escape(plant.door1),
+      /skipped 1 realizer\(s\) as stale/,
     );
-    // Within a wider freshness window the old one counts as fresh and still wins.
+    await addService(ogm(), { resourceIri: PLANT('door4'), address: 'http://127.0.0.1:8212', heartbeat: null });
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: PLANT('door4') }),
+      /skipped 1 realizer\(s\) as stale/,
+    );
+    // Within a wider threshold the old one is fresh and wins.
     expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { freshWithinSeconds: 86_400 })).serviceIri).toBe(
       old.serviceIri,
+    );
+  });
+
+  onStore('should judge each Service by its own heartbeat interval, with the threshold as a floor', async () => {
+    // Heartbeats every 60 s, last one 100 s ago: stale by a 90 s threshold alone, alive by 3 x 60 s.
+    const slow = await addService(ogm(), {
+      resourceIri: plant.door1,
+      address: 'http://127.0.0.1:8230',
+      heartbeat: ago(100),
+      heartbeatIntervalMs: 60_000,
+    });
+    // Written by the reference, no interval: judged by the threshold.
+    await addService(ogm(), { resourceIri: door2, address: 'http://127.0.0.1:8231', heartbeat: ago(100) });
+    // A short interval never shortens the threshold: 10 s heartbeats, 60 s ago, is fresh by 90 s.
+    const short = await addService(ogm(), {
+      resourceIri: door3,
+      address: 'http://127.0.0.1:8232',
+      heartbeat: ago(60),
+      heartbeatIntervalMs: 10_000,
+    });
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(short.serviceIri);
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.door1 })).serviceIri).toBe(
+      slow.serviceIri,
+    );
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: door2 }),
+      /skipped 1 realizer\(s\) as stale/,
+    );
+    // Past 3 x 60 s the slow one is stale too: unpinned discovery reads every candidate, offers none, counts them.
+    const later = new Date(Date.now() + 120_000);
+    await expectUnresolved(resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { now: later }), /skipped 3 realizer\(s\) as stale/);
+    // Nothing fresh by the threshold: the second query finds the one alive by its own interval.
+    const before = suite.requests();
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { now: new Date(Date.now() + 40_000) })).serviceIri).toBe(
+      slow.serviceIri,
+    );
+    expect(suite.requests() - before).toBe(2);
+  });
+
+  onStore('should skip a Service whose device is marked unavailable, and say so', async () => {
+    const down = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8240', deviceUnavailableSince: ago(5) });
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability),
+      /skipped 1 realizer\(s\) whose device is unavailable/,
+    );
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.door1 }),
+      /skipped 1 realizer\(s\) whose device is unavailable/,
+    );
+    // A twin of the resource with its device: offered; the marked one never is, fresher or not.
+    const twin = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8241', heartbeat: ago(30) });
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(twin.serviceIri);
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { targetResource: plant.door1 })).serviceIri).toBe(
+      twin.serviceIri,
+    );
+    await ogm().commit({ iri: down.serviceIri, set: { [sm.deviceUnavailableSince]: [] }, graph: G });
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(down.serviceIri);
+  });
+
+  onStore('should judge hostile interval values safely', async () => {
+    const hostile = ['-60000', '0', 'abc', '1e12', '99999999999999999999', ' 60000 ; DROP ALL', '60000.5'];
+    for (const [i, value] of hostile.entries()) {
+      const service = await addService(ogm(), {
+        resourceIri: PLANT(`hostile${i}`),
+        address: `http://127.0.0.1:${8250 + i}`,
+        heartbeat: ago(100),
+      });
+      await suite.store!.update(
+        `INSERT DATA { GRAPH <${G}> { <${service.serviceIri}> <${sm.heartbeatInterval}> ${JSON.stringify(value)} } }`,
+      );
+    }
+    // None is a positive whole number of ms: each is judged by the threshold alone, so all are stale.
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability),
+      new RegExp(`skipped ${hostile.length} realizer`, 'u'),
+    );
+    // A huge one is capped at an hour: alive for 3 h at most.
+    const huge = await addService(ogm(), {
+      resourceIri: PLANT('huge'),
+      address: 'http://127.0.0.1:8270',
+      heartbeat: ago(100),
+      heartbeatIntervalMs: 2 ** 40,
+    });
+    expect((await resolveDispatchTarget(ogm(), plant.DoorOpeningCapability)).serviceIri).toBe(huge.serviceIri);
+    await expectUnresolved(
+      resolveDispatchTarget(ogm(), plant.DoorOpeningCapability, { now: new Date(Date.now() + 3 * 3_600_000) }),
+      new RegExp(`skipped ${hostile.length + 1} realizer`, 'u'),
     );
   });
 
@@ -100,8 +193,8 @@ describe.each(['embedded', 'remote'] as const)('dispatch on the %s store', (kind
     'should find the one fresh Service behind more stale ones than it samples, registered after it',
     async () => {
       const fresh = await addService(ogm(), { resourceIri: plant.door1, address: 'http://127.0.0.1:8220', heartbeat: ago(5) });
-      // Registered later, so the store meets them first; more than FRESH_CANDIDATES + FALLBACK_CANDIDATES.
-      for (let i = 0; i < FRESH_CANDIDATES + FALLBACK_CANDIDATES + 4; i++) {
+      // Registered later, so the store meets them first; more than FRESH_CANDIDATES and the 8 the former fallback sampled.
+      for (let i = 0; i < FRESH_CANDIDATES + 12; i++) {
         await addService(ogm(), {
           resourceIri: PLANT(`deadDoor${i}`),
           address: `http://127.0.0.1:${8300 + i}`,

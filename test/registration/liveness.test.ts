@@ -10,9 +10,15 @@ import {
 } from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
 import { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
-import { registerService, registerStateProperty, registerWorkflow, updateHeartbeat } from '../../src/registration/services.js';
+import {
+  makeServiceReachable,
+  registerService,
+  registerStateProperty,
+  registerWorkflow,
+  updateHeartbeat,
+} from '../../src/registration/services.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
-import { cfc, ONTOLOGY_GRAPHS, plant, svc, xsd } from '../../src/vocab/index.js';
+import { cfc, ONTOLOGY_GRAPHS, plant, sm, svc, xsd } from '../../src/vocab/index.js';
 import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:registration:liveness';
@@ -167,6 +173,97 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     expect(await orphans()).toEqual([running]);
     await expect(findRunningOperations(suite.ogm, 'not an iri', MAX_AGE)).rejects.toThrow(ValueError);
     await expect(findRunningOperations(suite.ogm, restarted, -1)).rejects.toThrow(ValueError);
+  });
+
+  /**
+   * Gives a Service `sm:heartbeatInterval` values as given, bypassing the OGM (a hostile or odd
+   * writer): typed `xsd:integer` when they are plain digits, untyped otherwise (Virtuoso refuses an
+   * ill-typed integer).
+   */
+  async function intervalOf(service: string, ...lexicals: string[]): Promise<void> {
+    for (const value of lexicals) {
+      const literal = /^\d{1,15}$/u.test(value) ? `"${value}"^^<${xsd.integer}>` : JSON.stringify(value);
+      await suite.store!.update(`INSERT DATA { GRAPH <${G}> { <${service}> <${sm.heartbeatInterval}> ${literal} } }`);
+    }
+  }
+  const ago = (ms: number): Date => new Date(NOW.getTime() - ms);
+
+  onStore('should judge each Service by max(threshold, 3 x its own heartbeat interval)', async () => {
+    // 60 s heartbeat, last one 100 s ago: alive until 180 s. Without the interval: stale after 90 s.
+    const slow = await service({ address: 'http://127.0.0.1:8231', heartbeat: ago(100_000) });
+    await makeServiceReachable(suite.ogm, slow, 'http://127.0.0.1:8231', {
+      heartbeat: ago(100_000),
+      heartbeatIntervalMs: 60_000,
+      namedGraph: G,
+    });
+    const reference = await service({ address: 'http://127.0.0.1:8232', heartbeat: ago(100_000) });
+    // A short interval never lowers the threshold: 10 s heartbeat, 60 s ago, is fresh by 90 s.
+    const short = await service({ address: 'http://127.0.0.1:8233', heartbeat: ago(60_000) });
+    await intervalOf(short, '10000');
+    const before = suite.store!.requestCount;
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([reference]);
+    expect(suite.store!.requestCount - before).toBe(1);
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: new Date(NOW.getTime() + 79_000), namedGraph: G })).toEqual(
+      [reference, short].sort(),
+    );
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: new Date(NOW.getTime() + 81_000), namedGraph: G })).toEqual(
+      [reference, short, slow].sort(),
+    );
+    // A watchdog configured far shorter than the heartbeat: the slow Service is still judged by its own interval.
+    expect(await findStaleServices(suite.ogm, 1, { now: NOW, namedGraph: G })).toEqual([reference, short].sort());
+    expect(await sweepStaleServices(suite.ogm, 1, { now: NOW, namedGraph: G })).toEqual([reference, short].sort());
+    expect(await values(slow, svc.address)).toEqual(['http://127.0.0.1:8231']);
+    expect(await values(slow, sm.heartbeatInterval)).toEqual(['60000']);
+  });
+
+  onStore('should keep the Operations a Service alive only by its own interval can still run', async () => {
+    // Twins of door1: the dead one written by the reference, the live one heartbeating every 60 s.
+    const dead = await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
+    const live = await service({ address: 'http://127.0.0.1:8203', heartbeat: ago(100_000), workflowCapability: CAP_OPEN });
+    await intervalOf(live, '60000');
+    const queued = await operation(CAP_OPEN, 'queued');
+    const running = await operation(CAP_OPEN, 'running');
+    expect(await sweep()).toEqual([dead]);
+    expect(await statusOf(queued)).toBe('queued');
+    expect(await statusOf(running)).toBe('running');
+    // Queue reconstruction of the dead twin sees the live one as a survivor by the same rule.
+    expect(await findRunningOperations(suite.ogm, dead, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([
+      { operationIri: running, survivors: ['http://127.0.0.1:8203'] },
+    ]);
+    // Past 3 x 60 s it is dead too: no survivor.
+    const later = new Date(NOW.getTime() + 81_000);
+    expect(await findRunningOperations(suite.ogm, dead, MAX_AGE, { now: later, namedGraph: G })).toEqual([
+      { operationIri: running, survivors: [] },
+    ]);
+    expect(await sweepStaleServices(suite.ogm, MAX_AGE, { now: later, namedGraph: G })).toEqual([live]);
+    expect(await statusOf(queued)).toBe('failed');
+  });
+
+  onStore('should judge hostile or odd interval values by the threshold alone, and several by the smallest', async () => {
+    const odd = [['-60000'], ['0'], ['abc'], ['99999999999999999999'], ['60000.5'], ['1e9']];
+    const services: string[] = [];
+    for (const [i, lexicals] of odd.entries()) {
+      const s = await service({ address: `http://127.0.0.1:${8240 + i}`, heartbeat: ago(100_000) });
+      await intervalOf(s, ...lexicals);
+      services.push(s);
+    }
+    // Two values (one written by someone else): the smaller one counts, 20 s: stale at 100 s.
+    const two = await service({ address: 'http://127.0.0.1:8250', heartbeat: ago(100_000) });
+    await intervalOf(two, '20000', '600000');
+    // A huge one is capped at an hour: alive at 100 s, stale past 3 h.
+    const huge = await service({ address: 'http://127.0.0.1:8251', heartbeat: ago(100_000) });
+    await intervalOf(huge, '86400000000');
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([...services, two].sort());
+    expect(await findStaleServices(suite.ogm, MAX_AGE, { now: new Date(NOW.getTime() + 3 * 3_600_000), namedGraph: G })).toContain(huge);
+    const before = await dump();
+    expect(await sweep()).toEqual([...services, two].sort());
+    expect(await values(huge, svc.address)).toEqual(['http://127.0.0.1:8251']);
+    expect((await dump()).length).toBeLessThan(before.length);
+    // The write path refuses a bad interval before anything is sent.
+    for (const bad of [0, -1, 1.5, Number.NaN, '60000' as unknown as number])
+      await expect(
+        makeServiceReachable(suite.ogm, huge, 'http://127.0.0.1:8251', { heartbeatIntervalMs: bad, namedGraph: G }),
+      ).rejects.toThrow(ValueError);
   });
 
   onStore('should find Services with an address and no heartbeat or an old one, in one query', async () => {

@@ -121,3 +121,32 @@ describe('deprecated names', () => {
     });
   });
 });
+
+describe('device health settings', () => {
+  it('should default the probe interval and leave the health path unset', async () => {
+    expect((await load({ flags: { resource: R, 'device.target': 'unix:/run/d.sock' } })).device).toEqual({
+      target: 'unix:/run/d.sock',
+      timeoutMs: 10_000,
+      healthIntervalMs: 5_000,
+    });
+  });
+
+  it.each(['health', '/../admin', '/a b', '/x#y', 'http://elsewhere/health'])(
+    'should refuse the health path %j, naming it',
+    async (path) => {
+      const lines = await problems({
+        env: { SIDECAR_DEVICE_HEALTH_PATH: path },
+        flags: { resource: R, 'device.target': 'unix:/run/d.sock' },
+      });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^environment SIDECAR_DEVICE_HEALTH_PATH: device\.healthPath: /u);
+    },
+  );
+
+  it.each([0, -5, 1.5, 2 ** 31])('should refuse the probe interval %j', async (ms) => {
+    const file = write(`interval-${String(ms)}.yaml`, `resource: ${R}\ndevice: { target: unix:/run/d.sock, healthIntervalMs: ${ms} }\n`);
+    const lines = await problems({ file });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/device\.healthIntervalMs: /u);
+  });
+});

@@ -171,9 +171,9 @@ const PRECEDENCE: Array<{
     flag: ['device.target', 'unix:/run/e.sock'],
     read: (c) => c.device,
     expect: [
-      { target: 'unix:/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs },
-      { target: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs },
-      { target: 'unix:/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs },
+      { target: 'unix:/run/d.sock', timeoutMs: LIMITS.deviceTimeoutMs, healthIntervalMs: LIMITS.deviceHealthIntervalMs },
+      { target: 'http://127.0.0.1:9000', timeoutMs: LIMITS.deviceTimeoutMs, healthIntervalMs: LIMITS.deviceHealthIntervalMs },
+      { target: 'unix:/run/e.sock', timeoutMs: LIMITS.deviceTimeoutMs, healthIntervalMs: LIMITS.deviceHealthIntervalMs },
     ],
   },
   {
@@ -183,6 +183,22 @@ const PRECEDENCE: Array<{
     flag: ['device.timeoutMs', 300],
     read: (c) => c.device?.timeoutMs,
     expect: [100, 200, 300],
+  },
+  {
+    field: 'device.healthIntervalMs',
+    file: 'device: { target: "unix:/run/d.sock", healthIntervalMs: 100 }',
+    env: ['SIDECAR_DEVICE_HEALTH_INTERVAL_MS', '200'],
+    flag: ['device.healthIntervalMs', 300],
+    read: (c) => c.device?.healthIntervalMs,
+    expect: [100, 200, 300],
+  },
+  {
+    field: 'device.healthPath',
+    file: 'device: { target: "unix:/run/d.sock", healthPath: /health }',
+    env: ['SIDECAR_DEVICE_HEALTH_PATH', '/ready?deep=1'],
+    flag: ['device.healthPath', '/alive'],
+    read: (c) => c.device?.healthPath,
+    expect: ['/health', '/ready?deep=1', '/alive'],
   },
   {
     field: 'localApi',
@@ -323,7 +339,11 @@ describe('loadSidecarConfig precedence: defaults < file < environment < flags', 
     write('onto/b.nt', '');
     const env = { SIDECAR_DEVICE_SOCKET: 'run/dev.sock', SIDECAR_ONTOLOGY_FILES: 'onto/a.ttl:onto/b.nt' };
     const config = await load({ env, flags: { resource: R } });
-    expect(config.device).toEqual({ target: `unix:${join(dir, 'run/dev.sock')}`, timeoutMs: LIMITS.deviceTimeoutMs });
+    expect(config.device).toEqual({
+      target: `unix:${join(dir, 'run/dev.sock')}`,
+      timeoutMs: LIMITS.deviceTimeoutMs,
+      healthIntervalMs: LIMITS.deviceHealthIntervalMs,
+    });
     expect(config.ontologyFiles).toEqual([join(dir, 'onto/a.ttl'), join(dir, 'onto/b.nt')]);
   });
 

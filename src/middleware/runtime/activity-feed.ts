@@ -33,6 +33,8 @@ export type ActivityKind =
   | 'done'
   | 'failed'
   | 'handover'
+  | 'device-down'
+  | 'device-up'
   | 'stopped';
 
 /** One recorded event: its sequence number, when, what kind, and the caller's details. */

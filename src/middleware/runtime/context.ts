@@ -11,6 +11,7 @@ import { outgoingTokenFor } from '../surface/security-options.js';
 import { ActivityFeed, type ActivityKind } from './activity-feed.js';
 import { Mode } from './mode.js';
 import type { ResolvedOptions } from '../options.js';
+import { DeviceWatch } from './device-watch.js';
 import { Registry } from './registry.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -36,6 +37,8 @@ export class MiddlewareContext {
   readonly connectors: ConnectorSet;
   /** The graph option every registration call gets. */
   readonly graph: GraphOption;
+  /** Whether the resource's device answers (resource mode; always available otherwise). */
+  readonly device: DeviceWatch;
   phase: Phase = 'new';
   /** True while the Service is registered and reachable (set by start, cleared by stop). */
   registered = false;
@@ -65,6 +68,7 @@ export class MiddlewareContext {
       },
       ...(options.connectorCredentials && { credentials: options.connectorCredentials }),
     });
+    this.device = new DeviceWatch(this);
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
   }

@@ -1,14 +1,14 @@
 import type { RequestListener, Server } from 'node:http';
 import { RuntimeError } from '../../errors.js';
 import { markOperationFailed } from '../../registration/operation-status.js';
-import { deregisterService, makeServiceReachable } from '../../registration/services.js';
+import { deregisterService } from '../../registration/services.js';
 import type { CallbackWorker } from './callback-worker.js';
 import { SHUTDOWN_REASON } from '../constants.js';
 import type { MiddlewareContext } from './context.js';
 import { closeServer } from '../../http/close.js';
 import { listen } from '../../http/listen.js';
 import { isLoopbackHost } from '../../http/loopback.js';
-import { emitHeartbeat, sweep } from './liveness.js';
+import { becomeReachable, emitHeartbeat, sweep } from './liveness.js';
 import { runLoop, sleep } from './loops.js';
 import { Mode } from './mode.js';
 import { errorText } from '../operations/operation-data.js';
@@ -88,12 +88,17 @@ export class Lifecycle {
     const { ctx } = this;
     await assertRegisteredClasses(ctx);
     const { serviceIri, address } = ctx.service('start');
+    // Probed while the parts register, so an absent device is warned about at once and known
+    // before the Service is reachable.
+    const probed = ctx.device.first();
     try {
       await registerServiceAndParts(ctx);
       await ctx.connectors.start(ctx.ogm.db, ctx.options.resourceIri!);
       await reconstructQueue(ctx, serviceIri);
-      await makeServiceReachable(ctx.ogm, serviceIri, address, { heartbeat: new Date(), ...ctx.graph });
+      await probed;
+      await becomeReachable(ctx);
     } catch (error) {
+      await probed.catch(() => undefined);
       ctx.queue.clear();
       await ctx.connectors.close();
       await deregisterService(ctx.ogm, serviceIri, ctx.graph).catch((e: unknown) =>
@@ -124,6 +129,17 @@ export class Lifecycle {
           immediate: false,
           run: () => emitHeartbeat(ctx),
           onError: (e, retryMs) => ctx.record('heartbeat-failed', { error: errorText(e), retryMs }),
+        }),
+      );
+    }
+    if (mode === Mode.RESOURCE && ctx.device.watching) {
+      this.loopRuns.push(
+        runLoop({
+          ...common,
+          name: 'device-health',
+          intervalMs: ctx.options.deviceHealthIntervalMs,
+          immediate: false,
+          run: () => ctx.device.tick(),
         }),
       );
     }

@@ -50,11 +50,28 @@ export async function emitHeartbeat(ctx: MiddlewareContext): Promise<void> {
       'the Service was deregistered behind this instance (swept during an outage?); registering it again',
     );
     await registerServiceAndParts(ctx);
-    await makeServiceReachable(ctx.ogm, serviceIri, address, { heartbeat: new Date(), ...ctx.graph });
+    await becomeReachable(ctx, true);
     ctx.record('registered', { service: serviceIri, address, again: true });
   }
   // The store answers again: work whose trigger was refused during an outage is picked up now.
   await requeueAfterStoreFailures(ctx, serviceIri);
+}
+
+/**
+ * Makes the registered Service reachable: first the device's availability
+ * (`sm:deviceUnavailableSince`), so the Service is never offered with a device known to be down,
+ * then `svc:address` with a fresh heartbeat and `sm:heartbeatInterval` (removed when the heartbeat
+ * is off), so the watchdog and discovery judge it by its own period.
+ */
+export async function becomeReachable(ctx: MiddlewareContext, again = false): Promise<void> {
+  const { serviceIri, address } = ctx.service('registration');
+  const interval = ctx.options.heartbeatInterval;
+  await ctx.device.writeGraph(again);
+  await makeServiceReachable(ctx.ogm, serviceIri, address, {
+    heartbeat: new Date(),
+    heartbeatIntervalMs: interval === null ? null : Math.max(1, Math.round(interval * 1000)),
+    ...ctx.graph,
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { UnavailableError } from '../../errors.js';
 import { TRIVIAL_SELECT } from '../../queries/probes.js';
 import { serviceReachableAsk } from '../../queries/services.js';
 import { APP_WELCOME } from '../constants.js';
@@ -17,9 +18,22 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
     welcome: APP_WELCOME,
     workflow: (name) => ctx.registry.workflows.get(name)?.handler,
     state: (name) => ctx.registry.states.get(name)?.getter,
-    trigger: (operationIri) => handleTrigger(ctx, operationIri, onEnqueue),
+    trigger: (operationIri) => {
+      const down = ctx.device.unavailability;
+      // Refused before the graph is read: the caller reverts its Operation and may pick another realizer.
+      if (down !== undefined)
+        return Promise.reject(
+          new UnavailableError(`${down}: the Operation was not enqueued; dispatch to another realizer or retry when it answers`),
+        );
+      return handleTrigger(ctx, operationIri, onEnqueue);
+    },
     live: () => ctx.phase !== 'stopped',
-    ready: async () => (resource ? ctx.connectors.connected() && (await registeredAndStoreAnswers(ctx)) : storeAnswers(ctx)),
+    ready: async () => {
+      if (!resource) return storeAnswers(ctx);
+      const down = ctx.device.unavailability;
+      if (down !== undefined) throw new UnavailableError(down);
+      return ctx.connectors.connected() && (await registeredAndStoreAnswers(ctx));
+    },
     parameters: ctx.connectors,
     ...(ctx.activity ? { activity: ctx.activity } : {}),
     ...(ctx.options.httpToken !== undefined && { token: ctx.options.httpToken }),

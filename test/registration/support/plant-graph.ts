@@ -1,6 +1,6 @@
 import { buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../../src/iri/index.js';
 import { OGM } from '../../../src/ogm/index.js';
-import { cfc, plant, svc } from '../../../src/vocab/index.js';
+import { cfc, plant, sm, svc } from '../../../src/vocab/index.js';
 
 /**
  * Registered Services, Workflows and Capabilities for the registration tests, written with
@@ -21,6 +21,10 @@ export interface ServiceSpec {
   serviceClass?: string;
   /** `svc:lastHeartbeat`; none when null. Default: now. */
   heartbeat?: Date | null;
+  /** `sm:heartbeatInterval` in ms, as this project's sidecars write it; none by default (a reference-shaped Service). */
+  heartbeatIntervalMs?: number;
+  /** `sm:deviceUnavailableSince`: the Service's device is marked down. */
+  deviceUnavailableSince?: Date;
   workflows?: readonly WorkflowSpec[];
   graph?: string;
 }
@@ -55,6 +59,8 @@ export async function addService(ogm: OGM, spec: ServiceSpec): Promise<Registere
       [svc.isServiceOf]: spec.resourceIri,
       [svc.address]: spec.address,
       ...(heartbeat ? { [svc.lastHeartbeat]: heartbeat } : {}),
+      ...(spec.heartbeatIntervalMs !== undefined && { [sm.heartbeatInterval]: spec.heartbeatIntervalMs }),
+      ...(spec.deviceUnavailableSince !== undefined && { [sm.deviceUnavailableSince]: spec.deviceUnavailableSince }),
     },
     graph,
   });

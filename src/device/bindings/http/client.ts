@@ -87,9 +87,13 @@ export class HttpDeviceClient implements DeviceClient {
     return () => this.call(route, undefined);
   }
 
-  health(options: { timeoutMs?: number } = {}): Promise<DeviceHealth> {
-    const probe = options.timeoutMs === undefined ? this.probe : { ...this.probe, timeoutMs: assertTimeout(options.timeoutMs) };
-    return probeHealth(() => this.call(probe, undefined));
+  health(options: { timeoutMs?: number; path?: string } = {}): Promise<DeviceHealth> {
+    const timeoutMs = options.timeoutMs === undefined ? this.probe.timeoutMs : assertTimeout(options.timeoutMs);
+    if (options.path !== undefined) {
+      const probe = this.route('GET', assertDevicePath(options.path, 'device health path'), timeoutMs);
+      return probeHealth(() => this.call(probe, undefined), true);
+    }
+    return probeHealth(() => this.call({ ...this.probe, timeoutMs }, undefined));
   }
 
   close(): Promise<void> {

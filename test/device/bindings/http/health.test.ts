@@ -76,4 +76,29 @@ describe('HTTP DeviceClient.health', () => {
   it('should refuse a bad timeout', async () => {
     await expect(healthOf('http://127.0.0.1:9', 0)).rejects.toThrow(ValueError);
   });
+
+  it('should probe a configured health path with GET and need a successful answer', async () => {
+    let status = 503;
+    const seen: string[] = [];
+    const server = await startTinyServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":false}');
+    }, sockets.path('health-path.sock'));
+    const device = openDevice(server.target);
+    try {
+      // The device answers, but says it is not well: down, with the answer as the reason.
+      const down = (await device.health({ path: '/health?deep=1' })) as Extract<DeviceHealth, { reachable: false }>;
+      expect(down.reachable).toBe(false);
+      expect(down.error.message).toMatch(/GET \/health\?deep=1 .*503/u);
+      // Without a path the same answer counts as reachable, as before.
+      expect((await device.health()).reachable).toBe(true);
+      status = 200;
+      expect(await device.health({ path: '/health?deep=1', timeoutMs: 1000 })).toEqual({ reachable: true, ms: expect.any(Number) });
+      expect(seen).toEqual(['GET /health?deep=1', 'HEAD /', 'GET /health?deep=1']);
+      for (const bad of ['health', '/../x', '/a b', '/x#y']) expect(() => device.health({ path: bad })).toThrow(ValueError);
+    } finally {
+      await device.close();
+      await server.close();
+    }
+  });
 });
