@@ -8,6 +8,7 @@ import { registerStoreCommand } from './store-command.js';
 import { registerStartCommand } from './start-command.js';
 import { registerWatchdogCommand } from './watchdog-command.js';
 import { registerRequestCommand } from './request-command.js';
+import { registerCancelCommand } from './cancel-command.js';
 import { packageVersion } from './version.js';
 
 /**
@@ -18,6 +19,7 @@ const COMMANDS: readonly ((program: Command, io: CliIo) => void)[] = [
   registerStartCommand,
   registerWatchdogCommand,
   registerRequestCommand,
+  registerCancelCommand,
   registerOntologyCommand,
   registerStoreCommand,
   registerDiscoverCommand,

@@ -139,6 +139,14 @@ export const sm = Object.freeze({
   provisioningGraph: SM('provisioning'),
   provisioningHolder: SM('provisioningHolder'),
   provisioningExpires: SM('provisioningExpires'),
+  /** `<op> sm:deadline "<dateTime>"`: the instant after which no receiver starts the Operation (written at creation). */
+  deadline: SM('deadline'),
+  /** `<op> sm:failureKind "cancelled"`: which kind of failure a failed Operation had (a {@link FailureKind} value). */
+  failureKind: SM('failureKind'),
+  /** `<op> sm:cancelRequested "<dateTime>"`: a cancel of the running Operation was asked for; its receiver completes it. */
+  cancelRequested: SM('cancelRequested'),
+  /** `<op> sm:cancelledBy "<caller>"`: who cancelled the Operation (see `src/lib/caller-identity.ts`). */
+  cancelledBy: SM('cancelledBy'),
 });
 
 /**

@@ -19,7 +19,7 @@ const service = modules.service!;
 const mesModule = modules.mes!;
 const shapes = modules.shapes!;
 const plantModule = parse(EXAMPLE_PLANT_FILE.path);
-const tbox = new Store([...core, ...service, ...mesModule]);
+const tbox = new Store([...core, ...service, ...mesModule, ...modules.middleware!]);
 
 function objects(store: Store, s: string | N3Term, p: string): Quad_Object[] {
   return store.getObjects(typeof s === 'string' ? nn(s) : s, nn(p), null);

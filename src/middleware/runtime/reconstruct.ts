@@ -1,7 +1,7 @@
 import { TransitionConflictError } from '../../errors.js';
 import { findRunningOperations, type RunningOperation } from '../../registration/liveness.js';
 import { findServiceOperations, markOperationFailed } from '../../registration/operations.js';
-import { OperationStatus } from '../../vocab/status.js';
+import { FailureKind, OperationStatus } from '../../vocab/status.js';
 import { RECLAIM_REASON } from '../constants.js';
 import type { MiddlewareContext } from './context.js';
 import { liveAddresses } from './twin-probe.js';
@@ -32,7 +32,7 @@ export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: strin
   let failed = 0;
   for (const operationIri of running) {
     try {
-      await markOperationFailed(ogm, operationIri, RECLAIM_REASON, graph);
+      await markOperationFailed(ogm, operationIri, RECLAIM_REASON, { kind: FailureKind.ORPHANED, ...graph });
       failed += 1;
       logger.warn({ operation: operationIri }, 'orphaned running operation failed at start-up (not re-run)');
     } catch (error) {
