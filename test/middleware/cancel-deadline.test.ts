@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { openDevice, operationRunner } from '../../src/device/index.js';
 import { ValueError } from '../../src/errors.js';
 import { buildEventTriggerUrl, mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
-import { waitForOperation } from '../../src/middleware/operations/operation-watch.js';
-import { cancelOperation, createOperation } from '../../src/registration/index.js';
+import { RECLAIM_REASON } from '../../src/middleware/constants.js';
+import { readOperation, waitForOperation } from '../../src/middleware/operations/operation-watch.js';
+import { cancelOperation, createOperation, setOperationStatus } from '../../src/registration/index.js';
 import { plant, sm } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { FlakyStore, middlewareSuite, OPEN, OPEN_REQUEST, postJson, until } from './support/harness.js';
@@ -146,6 +147,27 @@ describe.each(['embedded', 'remote'] as const)('deadlines and cancellation on th
     store.failing = undefined;
     // After its next good heartbeat the receiver re-reads its queued work, and fails this one.
     expect(await outcome(op)).toMatchObject({ status: 'failed', failureKind: 'deadline' });
+    expect(ran).toEqual([]);
+  });
+
+  onStore('should fail as cancelled, not re-run, a running Operation whose receiver died after a cancel was requested', async () => {
+    const cancelled = await queuedOp();
+    const orphan = await queuedOp();
+    const ogm = suite.newOgm();
+    for (const op of [cancelled, orphan]) await setOperationStatus(ogm, { operationIri: op, status: 'running' });
+    expect(await cancelOperation(ogm, cancelled, { by: 'cli:bob' })).toMatchObject({ outcome: 'requested' });
+    // The receiver that was running both comes back: it fails them, and runs neither.
+    const door = suite.controller();
+    const ran: string[] = [];
+    door.registerCallback((claimed) => void ran.push(claimed.operationIri));
+    await door.start();
+    expect(await readOperation(ogm, cancelled)).toMatchObject({
+      status: 'failed',
+      failureKind: 'cancelled',
+      cancelledBy: 'cli:bob',
+      result: expect.stringContaining('its receiver had stopped before it finished'),
+    });
+    expect(await readOperation(ogm, orphan)).toMatchObject({ status: 'failed', failureKind: 'orphaned', result: RECLAIM_REASON });
     expect(ran).toEqual([]);
   });
 
