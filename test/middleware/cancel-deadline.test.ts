@@ -150,6 +150,29 @@ describe.each(['embedded', 'remote'] as const)('deadlines and cancellation on th
     expect(ran).toEqual([]);
   });
 
+  onStore(
+    'should never run an Operation its caller cancelled after giving up while the receiver could not write to the store',
+    async () => {
+      const store = new OutageStore(suite.store!);
+      const door = suite.controller({ ogm: suite.newOgm(store) });
+      const ran: string[] = [];
+      door.registerCallback((claimed) => void ran.push(claimed.operationIri));
+      await door.start();
+      // The receiver takes the trigger (a read) but cannot claim (a write) ...
+      store.failing = (k) => k === 'update';
+      const planner = suite.create({ mode: 'watchdog' });
+      const op = await planner.request({ ...OPEN_REQUEST, deadline: new Date(Date.now() + 2_000) });
+      await until(() => store.failures > 0, 'a failed claim');
+      // ... so its caller gives up and cancels it, as `request --timeout` does.
+      expect(await planner.cancel(op, { by: 'cli:carol' })).toMatchObject({ outcome: 'cancelled', status: 'failed' });
+      store.failing = undefined;
+      await until(() => door.queued.length === 0, 'the receiver to drop it');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(ran).toEqual([]);
+      expect(await outcome(op)).toMatchObject({ status: 'failed', failureKind: 'cancelled', cancelledBy: 'cli:carol' });
+    },
+  );
+
   onStore('should fail as cancelled, not re-run, a running Operation whose receiver died after a cancel was requested', async () => {
     const cancelled = await queuedOp();
     const orphan = await queuedOp();
