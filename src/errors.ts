@@ -103,3 +103,26 @@ export class OperationTimeoutError extends SemanticMiddlewareError {
   override readonly code = 'SM_TIMEOUT';
   override readonly status = 504;
 }
+
+/**
+ * An Operation was cancelled: the reason a claimed body's `signal` aborts with when a caller
+ * cancels it while it runs, and what a cancel of an Operation that is done or failed already throws.
+ */
+export class OperationCancelledError extends SemanticMiddlewareError {
+  override readonly code = 'SM_CANCELLED';
+  override readonly status = 409;
+  constructor(
+    message: string,
+    /** Who cancelled it, as recorded in `sm:cancelledBy` (unknown when not recorded). */
+    readonly cancelledBy?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** An Operation's deadline (`sm:deadline`) passed before a receiver started it: it is failed, never run. */
+export class OperationDeadlineError extends SemanticMiddlewareError {
+  override readonly code = 'SM_DEADLINE';
+  override readonly status = 409;
+}

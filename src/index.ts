@@ -21,9 +21,9 @@ export { OGM, type OgmOptions, type CreateInput, type CommitInput, type Individu
 // Ontology provisioning: the bundled modules, and the user's own ontology files.
 export { provisionOntology, loadOntologyFiles, type ProvisionOptions } from './ontology/provision.js';
 
-// Vocabulary: the spec's terms and the Operation status values.
-export { svc, cfc, mes } from './vocab/terms.js';
-export { OperationStatus } from './vocab/status.js';
+// Vocabulary: the spec's terms, this project's own (sm:), the Operation status values and failure kinds.
+export { svc, cfc, mes, sm } from './vocab/terms.js';
+export { OperationStatus, FailureKind } from './vocab/status.js';
 
 // IRI helpers: validation, address normalization, the lined mangling and the spec's minting.
 export { isIri, assertIri } from './iri/validate.js';

@@ -91,6 +91,11 @@ export const LIMITS = Object.freeze({
   /** Interval at which waiting for an Operation's terminal status re-reads the graph. */
   operationPollMs: 50,
   /**
+   * Interval at which a receiver reads whether a cancel of its running Operations was requested
+   * (one small query, and only while something runs): how long a cancelled device call may go on.
+   */
+  cancelWatchMs: 250,
+  /**
    * Largest reply accepted from the co-located device (a workflow's result, a state value): a
    * result is stored as one literal, so this matches LIMITS.maxLiteralLength.
    */

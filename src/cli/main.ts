@@ -37,6 +37,11 @@ const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./request-command.js')).registerRequestCommand,
   },
   {
+    name: 'cancel',
+    summary: 'cancel an Operation: a queued one fails at once, a running one is stopped by its receiver',
+    load: async () => (await import('./cancel-command.js')).registerCancelCommand,
+  },
+  {
     name: 'ontology',
     summary: 'manage the ontology modules in the store',
     load: async () => (await import('./ontology-command.js')).registerOntologyCommand,

@@ -3,7 +3,9 @@ import { ValueError } from '../errors.js';
 import { tokenProblem } from '../http/bearer-auth.js';
 import { readSecretFile } from '../lib/secret-file.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
-import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
+import { snapshotJson } from '../middleware/operations/operation-watch.js';
+import { OperationTimeoutError } from '../errors.js';
+import { cancelAndReport } from './cancel-command.js';
 import { OGM } from '../ogm/index.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
@@ -15,6 +17,9 @@ import type { CliIo } from './io.js';
 /** The `mode` of the log lines of `semantic-sidecar request`: a caller, not a resource or a watchdog. */
 export const REQUEST_MODE = 'request';
 
+// How long --wait waits when no --timeout is given.
+const DEFAULT_WAIT_SECONDS = '60';
+
 /** Parsed options of `request`. */
 export interface RequestFlags {
   capability: string;
@@ -22,7 +27,7 @@ export interface RequestFlags {
   target?: string;
   data?: string;
   wait?: boolean;
-  timeout: string;
+  timeout?: string;
   store?: string;
   graph?: string;
   tokenFile?: string;
@@ -34,6 +39,10 @@ Dispatches one Operation from a shell: finds a reachable receiver of the Capabil
 (preferring a fresh heartbeat; --target pins the resource), creates the Operation with --data
 (a JSON object of svc: data fields) and rings the receiver's event trigger. Prints the Operation
 IRI; with --wait it waits for the outcome and prints it as JSON.
+--timeout gives the Operation a deadline (sm:deadline) that many seconds from now: no receiver
+starts it later (it is failed with failure kind "deadline" instead), even one whose store link
+returns after it. With --wait, an Operation not finished by then is cancelled, and the cancel is
+printed. Without --timeout, --wait waits 60 seconds and sets no deadline.
 Exit codes: 0 requested (with --wait: done), 1 no receiver, delivery failed, the Operation
 failed or --timeout passed, 2 usage error.
 A receiver whose HTTP surface requires a token gets the one in --token-file (or
@@ -76,10 +85,6 @@ function outgoingToken(file: string | undefined, env: NodeJS.ProcessEnv): string
   return token;
 }
 
-function outcome(snapshot: OperationSnapshot): Record<string, unknown> {
-  return { ...snapshot, timestamp: snapshot.timestamp?.toISOString() };
-}
-
 /** `request`: dispatch, print the IRI, and with `--wait` the outcome. */
 export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> {
   const capabilityClass = expandIri(flags.capability, '--capability');
@@ -87,7 +92,8 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
   const targetResource = flags.target === undefined ? null : expandIri(flags.target, '--target');
   const graph = flags.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(flags.graph, '--graph');
   const data = parseData(flags.data);
-  const timeoutMs = integerFlag(flags.timeout, '--timeout', 1, 86_400) * 1000;
+  const timeoutMs = integerFlag(flags.timeout ?? DEFAULT_WAIT_SECONDS, '--timeout', 1, 86_400) * 1000;
+  const deadline = flags.timeout === undefined ? null : new Date(Date.now() + timeoutMs);
   // The middleware below runs in watchdog mode only because that mode registers nothing; the
   // log lines say what this process is.
   const logger = cliLogger(flags.logLevel).child({ mode: REQUEST_MODE });
@@ -97,13 +103,18 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
     const ogm = new OGM({ store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     const outgoingTokens = token === undefined ? null : { default: token };
     const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger, outgoingTokens });
-    const operation = await mw.request({ capabilityClass, operationClass, targetResource }, (draft) => {
+    const operation = await mw.request({ capabilityClass, operationClass, targetResource, deadline }, (draft) => {
       Object.assign(draft.data, data);
     });
     io.stdout.write(`${operation}\n`);
     if (!flags.wait) return;
-    const result = await mw.waitForOperation(operation, { timeoutMs });
-    io.stdout.write(`${JSON.stringify(outcome(result), null, 2)}\n`);
+    const result = await mw.waitForOperation(operation, { timeoutMs }).catch(async (error: unknown) => {
+      // The caller gives up: the Operation must not run later either.
+      if (!(error instanceof OperationTimeoutError) || deadline === null) throw error;
+      await cancelAndReport(ogm, operation, io, { wait: false, timeoutMs });
+      throw new CommandFailure(`${error.message}; it was cancelled`);
+    });
+    io.stdout.write(`${JSON.stringify(snapshotJson(result), null, 2)}\n`);
     if (result.status !== 'done')
       throw new CommandFailure(`Operation <${operation}> ${result.status}: ${result.result ?? 'no reason recorded'}`);
   } catch (error) {
@@ -123,7 +134,10 @@ export function registerRequestCommand(program: Command, io: CliIo): void {
     .option('--target <iri>', 'only a Service of this resource')
     .option('--data <json>', 'JSON object of svc: data fields written with the Operation')
     .option('--wait', 'wait for the outcome and print it')
-    .option('--timeout <seconds>', 'longest wait with --wait', '60')
+    .option(
+      '--timeout <seconds>',
+      `deadline of the Operation, and longest wait with --wait (default ${DEFAULT_WAIT_SECONDS} s of waiting, no deadline)`,
+    )
     .addOption(storeOption())
     .option('--graph <iri>', 'named graph of the instance data')
     .addOption(new Option('--token-file <file>', "file whose first line is the receiver's bearer token").env('SIDECAR_OUTGOING_TOKEN_FILE'))

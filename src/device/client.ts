@@ -31,8 +31,17 @@ export interface DeviceForm {
   readonly timeoutMs: number;
 }
 
+/** Options of one workflow invocation. */
+export interface InvokeOptions {
+  /**
+   * Aborts the call (an Operation cancelled while it runs): the binding stops waiting and, where
+   * it can, tells the device (HTTP closes the connection). The call rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+}
+
 /** Invokes one workflow: sends the arguments, resolves with the device's JSON answer (`null` for none). */
-export type WorkflowInvoker = (args: Record<string, unknown>) => Promise<unknown>;
+export type WorkflowInvoker = (args: Record<string, unknown>, options?: InvokeOptions) => Promise<unknown>;
 
 /** Reads one state property live: resolves with the device's JSON value. */
 export type StateReader = () => Promise<unknown>;

@@ -10,6 +10,7 @@ export type {
   DeviceClientSettings,
   DeviceForm,
   DeviceHealth,
+  InvokeOptions,
   StateReader,
   WorkflowInvoker,
 } from './client.js';

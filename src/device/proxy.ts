@@ -45,6 +45,8 @@ export interface ClaimedForDevice {
   workflowName?: string;
   /** The Operation's data fields. */
   data: Record<string, unknown>;
+  /** Aborted when the Operation is cancelled while it runs (`claimed.signal`): the device call is aborted. */
+  signal?: AbortSignal;
 }
 
 /** Checks a declaration's name and timeout once, when its proxy is built; the binding checks the rest. */
@@ -78,7 +80,7 @@ export function workflowProxy(device: DeviceClient, decl: WorkflowDeclaration): 
   const form = formOf(decl, 'workflow');
   const invoke = device.invoker(form);
   // Not async: on the hot path a checked call goes straight to the binding, without another promise.
-  return (args) => (isArguments(args) ? invoke(args) : Promise.reject(argumentsError(args, form.label)));
+  return (args, options) => (isArguments(args) ? invoke(args, options) : Promise.reject(argumentsError(args, form.label)));
 }
 
 /**
@@ -98,7 +100,8 @@ export function stateProxy(device: DeviceClient, decl: StateDeclaration): () => 
  * The work function for Operations claimed by this resource: sends `{ "operation": <IRI>, ...data }`
  * to the workflow named `claimed.workflowName` and returns the device's answer, which the
  * middleware records as `svc:executionResult`. A rejection (a DeviceError, or a ValueError for an
- * unknown workflow) makes the Operation failed with the error's message as the reason.
+ * unknown workflow) makes the Operation failed with the error's message as the reason. The call is
+ * aborted when `claimed.signal` aborts (the Operation was cancelled while it ran).
  * @throws ValueError at build time for a bad declaration or a duplicate name.
  * @example
  * const run = operationRunner(device, workflows);
@@ -127,6 +130,6 @@ export function operationRunner(
     // The Operation's IRI is set last so a data field called "operation" cannot replace it.
     const body = { operation: claimed.operationIri, ...claimed.data };
     body.operation = claimed.operationIri;
-    return invoke(body);
+    return invoke(body, claimed.signal ? { signal: claimed.signal } : undefined);
   };
 }

@@ -57,6 +57,8 @@ export { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
 
 // Dispatching and running Operations: request, claimNext / registerCallback, handover.
 export type { RequestOptions, RequestBody, OperationDraft } from './operations/request.js';
+export type { CancelOptions } from './operations/cancel.js';
+export type { CancelResult } from '../registration/cancellation.js';
 export type { Claimed, ClaimBody } from './operations/claim.js';
 export type { OperationCallback } from './runtime/callback-worker.js';
 export type { DataValue } from './operations/operation-data.js';

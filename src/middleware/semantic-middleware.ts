@@ -17,6 +17,8 @@ import { readOperation, waitForOperation, type OperationSnapshot } from './opera
 import type { ClassScope, SemanticMiddlewareOptions } from './options.js';
 import { assertRegistrationOpen, type StateOptions, type WorkflowOptions } from './runtime/registry.js';
 import { request, type RequestBody, type RequestOptions } from './operations/request.js';
+import { cancel, type CancelOptions } from './operations/cancel.js';
+import type { CancelResult } from '../registration/cancellation.js';
 import { resolveOptions } from './resolve-options.js';
 
 /**
@@ -159,6 +161,16 @@ export class SemanticMiddleware {
   /** Dispatches an Operation to a reachable receiver; returns its IRI. See `request.ts`. */
   request(options: RequestOptions, body?: RequestBody): Promise<string> {
     return request(this.#ctx, options, body);
+  }
+
+  /**
+   * Cancels an Operation: a queued one is failed at once, a running one is told to stop (its
+   * receiver aborts the work and fails it), both with failure kind `cancelled` and who cancelled
+   * it (`options.by`, default this instance's Service or resource). See `cancel.ts`.
+   * @throws TransitionConflictError (409) when it is done or failed already; OperationResolutionError (404) when it does not exist.
+   */
+  cancel(operationIri: string, options?: CancelOptions): Promise<CancelResult> {
+    return cancel(this.#ctx, operationIri, options);
   }
 
   /** Claims and runs the next queued Operation; returns its result. See `claim.ts`. */

@@ -1,7 +1,7 @@
-import { graphFragment, sparql, variable, type SparqlFragment } from '../store/sparql.js';
+import { concat, graphFragment, sparql, variable, type SparqlFragment } from '../store/sparql.js';
 import { literal, namedNode, type LiteralTerm, type NamedNodeTerm } from '../store/terms.js';
 import type { OperationStatus } from '../vocab/status.js';
-import { cfc, svc, w3 } from '../vocab/terms.js';
+import { cfc, sm, svc, w3 } from '../vocab/terms.js';
 import { operationOfService } from './services.js';
 
 /**
@@ -40,35 +40,58 @@ export function serviceOperationsQuery(graph: string, service: NamedNodeTerm, st
   return operationsWhere(graph, body);
 }
 
-/** `SELECT ?st`: every `svc:operationStatus` of the Operation (normally one). */
+/**
+ * `SELECT ?st ?cr ?cb`: every `svc:operationStatus` of the Operation (normally one), with its
+ * `sm:cancelRequested` and `sm:cancelledBy` when set (what a lost transition reports).
+ */
 export function operationStatusesQuery(graph: string, operationIri: string): string {
-  return sparql`SELECT ?st WHERE { ${graphFragment(graph, sparql`${namedNode(operationIri)} ${namedNode(svc.operationStatus)} ?st .`)} }`
-    .text;
+  const operation = namedNode(operationIri);
+  const where = sparql`${operation} ${namedNode(svc.operationStatus)} ?st .
+    OPTIONAL { ${operation} ${namedNode(sm.cancelRequested)} ?cr . }
+    OPTIONAL { ${operation} ${namedNode(sm.cancelledBy)} ?cb . }`;
+  return sparql`SELECT ?st ?cr ?cb WHERE { ${graphFragment(graph, where)} }`.text;
 }
 
 /**
- * `SELECT ?st ?res ?fs ?wf ?ts`: the Operation's status and outcome (`svc:executionResult`,
- * `svc:failureState`, `svc:executedByWorkflow`, `svc:executionTimestamp`), whatever its status.
+ * `SELECT ?st ?res ?fs ?wf ?ts ?kind ?deadline ?cr ?cb`: the Operation's status and outcome
+ * (`svc:executionResult`, `svc:failureState`, `svc:executedByWorkflow`, `svc:executionTimestamp`,
+ * `sm:failureKind`), its `sm:deadline` and its cancellation (`sm:cancelRequested`,
+ * `sm:cancelledBy`), whatever its status.
  */
 export function operationOutcomeQuery(graph: string, operationIri: string): string {
   const operation = namedNode(operationIri);
+  const optional = (property: string, name: string) => sparql`OPTIONAL { ${operation} ${namedNode(property)} ${variable(name)} . }`;
   const where = sparql`${operation} ${namedNode(svc.operationStatus)} ?st .
-    OPTIONAL { ${operation} ${namedNode(svc.executionResult)} ?res . }
-    OPTIONAL { ${operation} ${namedNode(svc.failureState)} ?fs . }
-    OPTIONAL { ${operation} ${namedNode(svc.executedByWorkflow)} ?wf . }
-    OPTIONAL { ${operation} ${namedNode(svc.executionTimestamp)} ?ts . }`;
-  return sparql`SELECT ?st ?res ?fs ?wf ?ts WHERE { ${graphFragment(graph, where)} } LIMIT 1`.text;
+    ${optional(svc.executionResult, 'res')} ${optional(svc.failureState, 'fs')}
+    ${optional(svc.executedByWorkflow, 'wf')} ${optional(svc.executionTimestamp, 'ts')}
+    ${optional(sm.failureKind, 'kind')} ${optional(sm.deadline, 'deadline')}
+    ${optional(sm.cancelRequested, 'cr')} ${optional(sm.cancelledBy, 'cb')}`;
+  return sparql`SELECT ?st ?res ?fs ?wf ?ts ?kind ?deadline ?cr ?cb WHERE { ${graphFragment(graph, where)} } LIMIT 1`.text;
 }
 
 /**
- * `SELECT ?st ?wf ?type`: the Operation's status, the Workflows of `service` that realize its
- * Capability (`<op> cfc:implementsCapability ?cap . ?cap svc:realizedByWorkflow ?wf . ?wf
- * svc:isWorkflowOf <service>`) and its classes, starting from the Operation, the most selective term.
+ * `SELECT ?op ?cb`: which of `operations` carry `sm:cancelRequested`, with who asked
+ * (`sm:cancelledBy`): what a receiver's cancel watch reads for its running Operations.
+ */
+export function cancelRequestsQuery(graph: string, operations: readonly NamedNodeTerm[]): string {
+  const op = variable('op');
+  const where = sparql`VALUES ${op} { ${concat(operations.map((t) => sparql`${t}`))} }
+    ${op} ${namedNode(sm.cancelRequested)} ?cr .
+    OPTIONAL { ${op} ${namedNode(sm.cancelledBy)} ?cb . }`;
+  return sparql`SELECT ?op ?cb WHERE { ${graphFragment(graph, where)} }`.text;
+}
+
+/**
+ * `SELECT ?st ?wf ?type ?deadline`: the Operation's status, the Workflows of `service` that
+ * realize its Capability (`<op> cfc:implementsCapability ?cap . ?cap svc:realizedByWorkflow ?wf .
+ * ?wf svc:isWorkflowOf <service>`), its classes and its `sm:deadline`, starting from the
+ * Operation, the most selective term.
  */
 export function operationRouteQuery(graph: string, operationIri: string, serviceIri: string): string {
   const [operation, service] = [namedNode(operationIri), namedNode(serviceIri)];
   const where = sparql`${operation} ${namedNode(svc.operationStatus)} ?st .
     OPTIONAL { ${operation} ${namedNode(cfc.implementsCapability)} ?cap . ?cap ${namedNode(svc.realizedByWorkflow)} ?wf . ?wf ${namedNode(svc.isWorkflowOf)} ${service} . }
-    OPTIONAL { ${operation} ${namedNode(w3.type)} ?type . }`;
-  return sparql`SELECT ?st ?wf ?type WHERE { ${graphFragment(graph, where)} }`.text;
+    OPTIONAL { ${operation} ${namedNode(w3.type)} ?type . }
+    OPTIONAL { ${operation} ${namedNode(sm.deadline)} ?deadline . }`;
+  return sparql`SELECT ?st ?wf ?type ?deadline WHERE { ${graphFragment(graph, where)} }`.text;
 }

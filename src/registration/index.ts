@@ -45,12 +45,15 @@ export {
   setOperationStatus,
   recordTerminalStatus,
   markOperationFailed,
+  cancelOperation,
   type OperationData,
   type CreateOperationOptions,
   type RevertOperationOptions,
   type SetOperationStatusOptions,
   type RecordTerminalStatusOptions,
   type MarkOperationFailedOptions,
+  type CancelOperationOptions,
+  type CancelResult,
 } from './operations.js';
 
 // Dispatch: where an Operation goes, and which Workflow ran it.

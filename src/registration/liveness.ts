@@ -2,7 +2,7 @@ import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
-import { OperationStatus } from '../vocab/status.js';
+import { FailureKind, OperationStatus } from '../vocab/status.js';
 import { cfc, sm, svc } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
 import {
@@ -104,7 +104,8 @@ function factsByService(rows: readonly Bindings[], key = 's'): Map<string, Liven
  * 3. One `OGM.commitMatching` failing each stranded Operation: queued or running, of a resource
  *    whose found Service is now deregistered, and whose Capability no surviving Service (address
  *    and a heartbeat at or after the cutoff) realizes through a Workflow. It writes status
- *    "failed", `svc:executionResult` = `reason` and `svc:executionTimestamp` = `now`. The status
+ *    "failed", `svc:executionResult` = `reason`, `svc:executionTimestamp` = `now` and
+ *    `sm:failureKind` = "swept". The status
  *    condition is in the WHERE, so the sweep never overwrites a "done" written first, and a later
  *    "done" guarded on "running" does not overwrite the sweep's "failed".
  *
@@ -146,7 +147,12 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
       ),
     ),
     subjectClass: cfc.Operation,
-    set: { [svc.operationStatus]: OperationStatus.FAILED, [svc.executionResult]: reason, [svc.executionTimestamp]: now },
+    set: {
+      [svc.operationStatus]: OperationStatus.FAILED,
+      [svc.executionResult]: reason,
+      [svc.executionTimestamp]: now,
+      [sm.failureKind]: FailureKind.SWEPT,
+    },
     graph,
   });
   return stale.map((s) => s.service.value);

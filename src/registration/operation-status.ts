@@ -1,9 +1,9 @@
 import { ValidationError, ValueError } from '../errors.js';
-import { assertIri } from '../iri/validate.js';
+import { assertIri, preview } from '../iri/validate.js';
 import type { OGM, PropertyInputs } from '../ogm/ogm.js';
 import { operationStatusesQuery } from '../queries/operations.js';
-import { OperationStatus } from '../vocab/status.js';
-import { svc } from '../vocab/terms.js';
+import { FailureKind, isFailureKind, OperationStatus } from '../vocab/status.js';
+import { sm, svc } from '../vocab/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
 import { priorStatuses, transitionConflict } from './transitions.js';
 
@@ -24,6 +24,8 @@ export interface RecordTerminalStatusOptions extends GraphOption {
   result?: string | null;
   /** JSON snapshot of the resource (`svc:failureState`); only with status `failed`. */
   failureState?: string | null;
+  /** `sm:failureKind`; only with status `failed`, where it defaults to `error`. */
+  failureKind?: FailureKind | null;
   /** `svc:executionTimestamp`; now when omitted. */
   timestamp?: Date | null;
 }
@@ -32,6 +34,8 @@ export interface RecordTerminalStatusOptions extends GraphOption {
 export interface MarkOperationFailedOptions extends GraphOption {
   /** `svc:executionTimestamp`; now when omitted (one sweep may pass one time for all). */
   timestamp?: Date | null;
+  /** `sm:failureKind`, written next to the reason; default `error`. */
+  kind?: FailureKind | null;
 }
 
 /**
@@ -56,13 +60,15 @@ export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOp
 /**
  * Moves a `running` Operation to `done` or `failed` together with its provenance, in one
  * compare-and-set commit: `svc:operationStatus`, `svc:executedByWorkflow`,
- * `svc:executionTimestamp`, `svc:executionResult` and, when failed, `svc:failureState`. The
- * result and failure state are replaced (removed when not given), so the stored outcome is
- * exactly this call's, never mixed with another writer's. One request.
- * @throws ValueError for a status other than `done`/`failed`, a failure state given with `done`,
- *   or a malformed IRI.
+ * `svc:executionTimestamp`, `svc:executionResult` and, when failed, `svc:failureState` and
+ * `sm:failureKind`. The result, failure state and kind are replaced (removed when not given), so
+ * the stored outcome is exactly this call's, never mixed with another writer's. A cancel requested
+ * meanwhile (`sm:cancelRequested`) wins: the write then applies only with failure kind
+ * `cancelled`, so a cancel that was acknowledged is never followed by `done`. One request.
+ * @throws ValueError for a status other than `done`/`failed`, a failure state or kind given with
+ *   `done`, an unknown kind, or a malformed IRI.
  * @throws TransitionConflictError when the Operation was not `running` (for example it was
- *   already failed by markOperationFailed), naming the status found.
+ *   already failed by markOperationFailed), or a cancel of it was requested, naming what was found.
  * @example await recordTerminalStatus(ogm, { operationIri, workflowIri, status: 'done', result: '"opened"' })
  */
 export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStatusOptions): Promise<void> {
@@ -71,16 +77,27 @@ export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStat
   const workflow = assertIri(options.workflowIri, 'workflowIri');
   const from = priorStatuses('recordTerminalStatus', options.status);
   const failed = options.status === OperationStatus.FAILED;
-  if (!failed && options.failureState != null) {
-    throw new ValueError(`a failure state is written only with status 'failed', not '${options.status}' (Operation <${iri}>)`);
+  if (!failed && (options.failureState != null || options.failureKind != null)) {
+    throw new ValueError(`a failure state or kind is written only with status 'failed', not '${options.status}' (Operation <${iri}>)`);
   }
+  const kind = failed ? checkKind(options.failureKind, iri) : undefined;
   const provenance: PropertyInputs = {
     [svc.executedByWorkflow]: workflow,
     [svc.executionTimestamp]: options.timestamp ?? new Date(),
     [svc.executionResult]: options.result ?? [],
     [svc.failureState]: (failed ? options.failureState : undefined) ?? [],
+    [sm.failureKind]: kind ?? [],
   };
-  await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options));
+  const noCancel = kind === FailureKind.CANCELLED ? {} : { [sm.cancelRequested]: [] };
+  await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options), noCancel);
+}
+
+/** The failure kind to write: `kind`, or `error` when none is given. */
+function checkKind(kind: unknown, iri: string): FailureKind {
+  if (kind == null) return FailureKind.ERROR;
+  if (!isFailureKind(kind))
+    throw new ValueError(`failure kind ${preview(kind)} is not one of ${Object.values(FailureKind).join(', ')} (Operation <${iri}>)`);
+  return kind;
 }
 
 /**
@@ -104,23 +121,31 @@ export async function markOperationFailed(
   const iri = assertIri(operationIri, 'operationIri');
   if (typeof reason !== 'string') throw new ValueError(`reason must be a string, got ${typeof reason} (Operation <${iri}>)`);
   const from = priorStatuses('markOperationFailed', OperationStatus.FAILED);
-  const outcome: PropertyInputs = { [svc.executionResult]: reason, [svc.executionTimestamp]: options.timestamp ?? new Date() };
+  const outcome: PropertyInputs = {
+    [svc.executionResult]: reason,
+    [svc.executionTimestamp]: options.timestamp ?? new Date(),
+    [sm.failureKind]: checkKind(options.kind, iri),
+  };
   await transition(ogm, iri, OperationStatus.FAILED, from, outcome, graphOf(ogm, options));
 }
 
 /**
  * One guarded commit: `set` applies only if the Operation holds exactly one status and it is
- * one of `from`. A lost transition reads the status once (failure path only) for the error.
+ * one of `from`, and every property of `extraGuard` holds exactly its values. A lost transition
+ * reads the status once (failure path only) for the error.
  */
-async function transition(
+export async function transition(
   ogm: OGM,
   iri: string,
   to: OperationStatus,
   from: readonly OperationStatus[],
   extra: PropertyInputs,
   graph: string,
+  extraGuard: PropertyInputs = {},
 ): Promise<void> {
-  const guard = from.length === 1 ? { guard: { [svc.operationStatus]: from[0]! } } : { guardOneOf: { [svc.operationStatus]: from } };
+  const status =
+    from.length === 1 ? { guard: { [svc.operationStatus]: from[0]!, ...extraGuard } } : { guardOneOf: { [svc.operationStatus]: from } };
+  const guard = from.length === 1 || Object.keys(extraGuard).length === 0 ? status : { ...status, guard: extraGuard };
   let applied: boolean;
   try {
     ({ applied } = await ogm.commit({ iri, set: { [svc.operationStatus]: to, ...extra }, ...guard, graph }));
@@ -129,10 +154,16 @@ async function transition(
     if (e instanceof ValidationError && e.details.rule === 'typed-individual') throw transitionConflict(iri, to, from, []);
     throw e;
   }
-  if (!applied) throw transitionConflict(iri, to, from, await statusesOf(ogm, iri, graph));
+  if (!applied) {
+    const found = await statusesOf(ogm, iri, graph);
+    throw transitionConflict(iri, to, from, found.statuses, found.cancelledBy);
+  }
 }
 
-async function statusesOf(ogm: OGM, iri: string, graph: string): Promise<string[]> {
+/** The Operation's statuses, and who asked to cancel it when a cancel was requested. */
+export async function statusesOf(ogm: OGM, iri: string, graph: string): Promise<{ statuses: string[]; cancelledBy?: string }> {
   const rows = await ogm.db.select(operationStatusesQuery(graph, iri));
-  return rows.map((r) => r.st?.value).filter((v): v is string => v !== undefined);
+  const statuses = [...new Set(rows.map((r) => r.st?.value).filter((v): v is string => v !== undefined))];
+  const requested = rows.find((r) => r.cr !== undefined);
+  return requested ? { statuses, cancelledBy: requested.cb?.value ?? 'an unnamed caller' } : { statuses };
 }

@@ -5,11 +5,13 @@ import { resourceOperationsQuery, serviceOperationsQuery } from '../queries/oper
 import { namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
 import { OperationStatus } from '../vocab/status.js';
-import { cfc, svc, w3 } from '../vocab/terms.js';
+import { cfc, sm, svc, w3 } from '../vocab/terms.js';
 import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
+import { checkDate } from './services.js';
 import { assertStatuses, priorStatuses } from './transitions.js';
 
 export { markOperationFailed, recordTerminalStatus, setOperationStatus } from './operation-status.js';
+export { cancelOperation, type CancelOperationOptions, type CancelResult } from './cancellation.js';
 export type { MarkOperationFailedOptions, RecordTerminalStatusOptions, SetOperationStatusOptions } from './operation-status.js';
 
 /**
@@ -30,6 +32,8 @@ export interface CreateOperationOptions extends GraphOption {
   /** Initial status: `queued` (default) or `running`; never a terminal one. */
   status?: OperationStatus;
   data?: OperationData | null;
+  /** `sm:deadline`: no receiver starts the Operation after this instant; none when omitted. */
+  deadline?: Date | null;
 }
 
 /** Options of {@link revertOperation}: the same values the Operation was created with. */
@@ -40,6 +44,8 @@ export interface RevertOperationOptions extends GraphOption {
   data?: OperationData | null;
   /** The status it was created with; `queued` (default) for a just-created Operation. */
   status?: OperationStatus;
+  /** The deadline it was created with. */
+  deadline?: Date | null;
 }
 
 // Properties with their own parameter or written only by the status transitions; a data field
@@ -52,6 +58,10 @@ export const RESERVED_OPERATION_PROPERTIES: ReadonlySet<string> = new Set([
   svc.executionTimestamp,
   svc.executionResult,
   svc.failureState,
+  sm.deadline,
+  sm.failureKind,
+  sm.cancelRequested,
+  sm.cancelledBy,
 ]);
 const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/u;
 
@@ -82,25 +92,29 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): 
   const status = options.status ?? OperationStatus.QUEUED;
   priorStatuses('createOperation', status);
   const properties = dataProperties(options.data ?? {});
+  const deadline = options.deadline == null ? {} : { [sm.deadline]: checkDate(options.deadline, 'deadline') };
   const graph = graphOf(ogm, options);
   await assertClassRegistered(ogm, options.operationClass, cfc.Operation, options);
   return {
     iri,
     type: options.operationClass,
-    properties: { ...properties, [cfc.implementsCapability]: capability, [svc.operationStatus]: status },
+    properties: { ...properties, ...deadline, [cfc.implementsCapability]: capability, [svc.operationStatus]: status },
     graph,
   };
 }
 
 /**
  * Creates an Operation in one OGM create (one `INSERT DATA`, one request once the OGM's TBox is
- * cached): its class, `cfc:implementsCapability`, `svc:operationStatus` and the data fields.
+ * cached): its class, `cfc:implementsCapability`, `svc:operationStatus`, the data fields and,
+ * when given, its `sm:deadline`.
  * The Capability is not read: dispatch resolved it just before.
  * @param options.status `queued` (default) or `running`.
- * @param options.data domain fields; see {@link OperationData}. Status, capability, type and the
- *   provenance properties are refused as data keys.
+ * @param options.data domain fields; see {@link OperationData}. Status, capability, type, the
+ *   provenance properties and this project's own Operation terms (`sm:`) are refused as data keys.
+ * @param options.deadline the instant after which no receiver starts it (a past one is written
+ *   as given: the Operation is then failed when claimed, never run).
  * @throws OntologyGroundTruthError if `operationClass` is missing or not `cfc:Operation` or a subclass.
- * @throws ValueError for a malformed IRI or data key, or a status other than `queued`/`running`.
+ * @throws ValueError for a malformed IRI or data key, a status other than `queued`/`running`, or a deadline that is not a valid Date.
  * @throws ValidationError (nothing written) for an undeclared data property or one whose domain
  *   does not admit the class, or a value of the wrong kind.
  * @example await createOperation(ogm, { operationIri: mintOperationIri(cls), operationClass: cls, capabilityIri, data: { [PLANT('angle')]: 90 } })

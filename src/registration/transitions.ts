@@ -3,7 +3,7 @@ import { preview } from '../iri/validate.js';
 import { isOperationStatus, OPERATION_STATUSES, OperationStatus } from '../vocab/status.js';
 
 /** The registration functions that write `svc:operationStatus`. */
-export type StatusWriter = 'createOperation' | 'setOperationStatus' | 'recordTerminalStatus' | 'markOperationFailed';
+export type StatusWriter = 'createOperation' | 'setOperationStatus' | 'recordTerminalStatus' | 'markOperationFailed' | 'cancelOperation';
 
 /** One row of the transition table: who may write a status, and from which prior statuses. */
 export interface TransitionRule {
@@ -30,6 +30,10 @@ const { QUEUED, RUNNING, DONE, FAILED } = OperationStatus;
  * | done | recordTerminalStatus | running |
  * | failed | recordTerminalStatus | running |
  * | failed | markOperationFailed | queued, running |
+ * | failed | cancelOperation | queued |
+ *
+ * A cancel of a `running` Operation writes no status: it records `sm:cancelRequested`, and the
+ * receiver completes it through recordTerminalStatus with failure kind `cancelled`.
  */
 export const OPERATION_TRANSITIONS: Readonly<Record<OperationStatus, readonly TransitionRule[]>> = Object.freeze({
   [QUEUED]: Object.freeze([{ by: 'createOperation', from: [] }]),
@@ -41,6 +45,7 @@ export const OPERATION_TRANSITIONS: Readonly<Record<OperationStatus, readonly Tr
   [FAILED]: Object.freeze([
     { by: 'recordTerminalStatus', from: [RUNNING] },
     { by: 'markOperationFailed', from: [QUEUED, RUNNING] },
+    { by: 'cancelOperation', from: [QUEUED] },
   ]),
 } satisfies Record<OperationStatus, readonly TransitionRule[]>);
 
@@ -90,8 +95,14 @@ export function transitionConflict(
   to: OperationStatus,
   expected: readonly OperationStatus[],
   found: readonly string[],
+  cancelledBy?: string,
 ): TransitionConflictError {
   const want = expected.map((s) => `'${s}'`).join(' or ');
   const got = found.length === 0 ? 'no status (the Operation does not exist in this graph)' : found.map((s) => preview(s)).join(', ');
+  if (cancelledBy !== undefined && found.length === 1 && found[0] === OperationStatus.RUNNING) {
+    return new TransitionConflictError(
+      `Operation <${operationIri}> was not moved to '${to}': a cancel of it was requested by ${preview(cancelledBy)}, which only a 'failed' outcome of kind 'cancelled' completes`,
+    );
+  }
   return new TransitionConflictError(`Operation <${operationIri}> was not moved to '${to}': expected status ${want}, found ${got}`);
 }

@@ -1,14 +1,16 @@
 /**
  * Routes of the local API: what a co-located device bridge, in any language, calls to act as a
- * caller. Request, status and handover stay off the northbound surface, as the spec requires.
+ * caller. Request, status, cancel and handover stay off the northbound surface, as the spec requires.
  */
 import express, { type Request, type Router } from 'express';
 import { OperationTimeoutError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
-import type { OperationSnapshot } from '../middleware/operations/operation-watch.js';
+import { snapshotJson, type OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { jsonBody } from '../http/json-body.js';
+import { parseDeadline } from '../middleware/operations/deadline.js';
+import { FailureKind } from '../vocab/status.js';
 import type { HandoverSessions } from './handover-sessions.js';
 import { methodNotAllowed } from '../http/error-handler.js';
 
@@ -16,6 +18,8 @@ import { methodNotAllowed } from '../http/error-handler.js';
 export interface LocalApiTarget {
   middleware: SemanticMiddleware;
   handovers: HandoverSessions;
+  /** The caller's identity, as the graph records it (who cancelled); see `src/lib/caller-identity.ts`. */
+  caller: string;
 }
 
 type Json = Record<string, unknown>;
@@ -44,16 +48,19 @@ function dataField(body: Json): Json {
   return data as Json;
 }
 
+function deadlineField(body: Json): string | undefined {
+  const value = body.deadline;
+  if (value === undefined || value === null) return undefined;
+  // Checked here so that a bad deadline is refused before discovery runs; request() checks it again.
+  return parseDeadline(value, 'deadline').toISOString();
+}
+
 function waitMs(req: Request): number {
   const raw = req.query.waitMs;
   if (raw === undefined) return 0;
   const ms = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (Number.isNaN(ms)) throw new ValueError(`waitMs must be a whole number of milliseconds, got ${preview(raw)}`);
   return Math.min(ms, LIMITS.longPollMaxMs);
-}
-
-function snapshotJson(snapshot: OperationSnapshot): Json {
-  return { ...snapshot, timestamp: snapshot.timestamp?.toISOString() };
 }
 
 // A long-poll ends with its client: `signal` aborts when the connection closes.
@@ -82,6 +89,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
         operationClass: iriField(body, 'operationClass')!,
         operationIri: iriField(body, 'operationIri', true),
         targetResource: iriField(body, 'targetResource', true),
+        deadline: deadlineField(body),
       },
       (draft) => Object.assign(draft.data, data),
     );
@@ -101,6 +109,13 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
     res.json(snapshotJson(snapshot));
   });
   router.all('/operations/status', methodNotAllowed('GET'));
+
+  router.post('/operations/cancel', json, async (req, res) => {
+    const operation = iriField(bodyObject(req), 'operation')!;
+    const result = await target.middleware.cancel(operation, { by: target.caller });
+    const kind = result.outcome === 'cancelled' ? { failureKind: FailureKind.CANCELLED } : {};
+    res.status(result.outcome === 'cancelled' ? 200 : 202).json({ ...result, ...kind });
+  });
 
   router.post('/handovers', json, async (req, res) => {
     const body = bodyObject(req);

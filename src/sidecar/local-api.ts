@@ -1,8 +1,8 @@
 /**
  * The local API: a small HTTP server for the co-located device bridge, on a Unix socket with
  * owner-only permissions (the default) or on loopback TCP behind a bearer token. It lets the
- * device request Operations of other resources, read or long-poll their outcome, and hand a
- * workpiece over in two steps. It is never exposed northbound.
+ * device request Operations of other resources, read or long-poll their outcome, cancel them,
+ * and hand a workpiece over in two steps. It is never exposed northbound.
  */
 import type express from 'express';
 import type { Server } from 'node:http';
@@ -11,6 +11,7 @@ import { closeServer } from '../http/close.js';
 import { jsonApp } from '../http/json-app.js';
 import { listen } from '../http/listen.js';
 import { removeStaleSocket } from '../http/stale-socket.js';
+import { localApiCaller } from '../lib/caller-identity.js';
 import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
@@ -53,7 +54,8 @@ function buildApp(options: LocalApiOptions, handovers: HandoverSessions): expres
       res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
     });
     app.all('/healthz', methodNotAllowed('GET'));
-    app.use(localApiRouter({ middleware: options.middleware, handovers }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
+    const caller = localApiCaller(options.listen);
+    app.use(localApiRouter({ middleware: options.middleware, handovers, caller }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
   });
 }
 

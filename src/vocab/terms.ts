@@ -171,6 +171,14 @@ export const sm = Object.freeze({
    * not answer its health probe; discovery skips such a Service, and removing it offers it again.
    */
   deviceUnavailableSince: SM('deviceUnavailableSince'),
+  /** `<op> sm:deadline "<dateTime>"`: the instant after which no receiver starts the Operation (written at creation). */
+  deadline: SM('deadline'),
+  /** `<op> sm:failureKind "cancelled"`: which kind of failure a failed Operation had (a {@link FailureKind} value). */
+  failureKind: SM('failureKind'),
+  /** `<op> sm:cancelRequested "<dateTime>"`: a cancel of the running Operation was asked for; its receiver completes it. */
+  cancelRequested: SM('cancelRequested'),
+  /** `<op> sm:cancelledBy "<caller>"`: who cancelled the Operation (see `src/lib/caller-identity.ts`). */
+  cancelledBy: SM('cancelledBy'),
 });
 
 /**

@@ -55,14 +55,15 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
 
   const logs = (): string => `${door.sidecar.proc.tail(3000)}\n${robot.sidecar.proc.tail(3000)}`;
 
-  /** robot1's local API: dispatch an Operation of door1 with a chosen IRI. */
-  function dispatch(operationIri: string, data: Record<string, unknown> = {}): Promise<UnixAnswer> {
+  /** robot1's local API: dispatch an Operation of door1 with a chosen IRI (and deadline). */
+  function dispatch(operationIri: string, data: Record<string, unknown> = {}, deadline?: Date): Promise<UnixAnswer> {
     const body = {
       capabilityClass: plant.DoorOpeningCapability,
       operationClass: plant.OpenDoorOperation,
       targetResource: plant.door1,
       operationIri,
       data,
+      ...(deadline && { deadline: deadline.toISOString() }),
     };
     return unixRequest(robot.sidecar.localApiSocket!, 'POST', '/operations', { body, timeoutMs: 30_000 });
   }
@@ -222,6 +223,35 @@ describe.each(STORE_KINDS)('the store goes away and comes back (%s store)', (kin
       expect(JSON.parse(done!.result!)).toEqual({ ok: true, door: 'open', operation });
       await sleep(1000); // time to run it a second time, if it would
       expect(device.executions(operation)).toHaveLength(1);
+      expect(await auditGraph(cell.client, cell.graph)).toEqual([]);
+    },
+    90_000,
+  );
+
+  onStore(
+    'should never run an Operation whose deadline passed while the store was away, failing it with kind deadline when it is back',
+    async () => {
+      const operation = newOperation();
+      // As above: the receiver's store hangs, then the caller loses it too and cannot revert ...
+      doorLink.cut('blackhole');
+      const answered = dispatch(operation, {}, new Date(Date.now() + 4_000));
+      await until(async () => ((await inGraph(operation)) ? true : undefined), 'the Operation created', 10_000, logs, 20);
+      robotLink.cut('refuse');
+      expect((await answered).status).toBe(502);
+      expect(await readOperation(cell.ogm, operation)).toMatchObject({ status: 'queued' });
+      // ... and the deadline passes before either link returns.
+      await until(
+        async () => ((await readOperation(cell.ogm, operation))!.deadline! < new Date() ? true : undefined),
+        'the deadline',
+        10_000,
+        logs,
+      );
+      robotLink.restore();
+      doorLink.restore();
+      const failed = await operationWhen(cell, operation, (s) => s?.status !== 'queued', 30_000, logs);
+      expect(failed).toMatchObject({ status: 'failed', failureKind: 'deadline', result: expect.stringContaining('not run') });
+      await sleep(1000); // time to run it, if it would
+      expect(device.executions(operation)).toEqual([]);
       expect(await auditGraph(cell.client, cell.graph)).toEqual([]);
     },
     90_000,

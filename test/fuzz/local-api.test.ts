@@ -38,6 +38,8 @@ const post = (path: string, body: unknown, names?: string, name = path): ApiCase
   ...(names !== undefined && { names }),
 });
 const enc = encodeURIComponent;
+// A date-time with its zone: the only deadline text the local API accepts (when it is in the future).
+const DATE_TIME = /^-?\d{4,}-\d{2}-\d{2}T/u;
 const FIELDS = ['capabilityClass', 'operationClass', 'operationIri', 'targetResource'] as const;
 const okRequest = { capabilityClass: OPEN_REQUEST.capabilityClass, operationClass: OPEN_REQUEST.operationClass };
 const badData = fc.oneof(
@@ -63,6 +65,14 @@ const apiCases: fc.Arbitrary<ApiCase> = fc.oneof(
     .jsonValue({ maxDepth: 2 })
     .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))
     .map((v) => post('/operations', v, undefined, `operations body ${JSON.stringify(v).slice(0, 40)}`)),
+  badIri.filter((v) => v.isWellFormed()).map((bad) => post('/operations/cancel', { operation: bad }, bad, `cancel ${preview(bad)}`)),
+  oddIri.map((odd) => post('/operations/cancel', { operation: odd }, odd, `cancel unknown ${odd}`)),
+  hostileText
+    .filter((s) => s.isWellFormed() && !DATE_TIME.test(s))
+    .map((bad) => post('/operations', { ...okRequest, deadline: bad }, bad, `operations deadline ${preview(bad)}`)),
+  fc
+    .constantFrom<unknown>('2020-01-01T00:00:00Z', '1970-01-01T00:00:00.000+00:00', 0, true, [1], { at: 1 })
+    .map((v) => post('/operations', { ...okRequest, deadline: v }, undefined, `operations deadline ${JSON.stringify(v)}`)),
   badIri
     .filter((v) => v.isWellFormed())
     .map((bad) => ({ name: `status iri ${preview(bad)}`, method: 'GET', path: `/operations/status?iri=${enc(bad)}`, names: bad })),

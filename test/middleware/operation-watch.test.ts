@@ -36,6 +36,7 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
       status: 'failed',
       result: 'boom',
       failureState: '{"id":"x"}',
+      failureKind: 'error',
       workflowIri: WORKFLOW,
       timestamp: at,
     });

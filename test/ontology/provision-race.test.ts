@@ -65,9 +65,9 @@ describe.each(['embedded', 'remote'] as const)('provisioning races on the %s sto
     expect(statuses.filter((s) => s === 'loaded')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'unchanged')).toHaveLength(PROVISIONERS - 1);
     const loaded = reports.map((r) => r.modules[0]!).find((m) => m.status === 'loaded')!;
-    // One copy: as many triples as one load wrote, and the one sh:in list of shapes.ttl once.
+    // One copy: as many triples as one load wrote, and the two sh:in lists of shapes.ttl (statuses, failure kinds) once.
     expect(await countOf(stores[0]!, `GRAPH <${graph}> { ?s ?p ?o }`)).toBe(loaded.triples);
-    expect(await countOf(stores[0]!, `GRAPH <${graph}> { ?s <${SH('in')}> ?list }`)).toBe(1);
+    expect(await countOf(stores[0]!, `GRAPH <${graph}> { ?s <${SH('in')}> ?list }`)).toBe(2);
     expect(await countOf(stores[0]!, leaseOf(graph))).toBe(0);
   });
 

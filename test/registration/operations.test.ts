@@ -232,6 +232,7 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
       [
         '(none) -createOperation-> queued',
         '(none) -createOperation-> running',
+        'queued -cancelOperation-> failed',
         'queued -setOperationStatus-> running',
         'running -recordTerminalStatus-> done',
         'running -recordTerminalStatus-> failed',

@@ -1,4 +1,5 @@
 import {
+  OperationDeadlineError,
   OperationQueueEmpty,
   OperationResolutionError,
   StoreError,
@@ -7,26 +8,28 @@ import {
   ValueError,
 } from '../../errors.js';
 import type { Individual } from '../../ogm/ogm.js';
-import { markOperationFailed, recordTerminalStatus, setOperationStatus } from '../../registration/operation-status.js';
-import { LIMITS } from '../../limits.js';
-import { OperationStatus } from '../../vocab/status.js';
+import { markOperationFailed, setOperationStatus } from '../../registration/operation-status.js';
+import { FailureKind, OperationStatus } from '../../vocab/status.js';
+import { sm } from '../../vocab/terms.js';
 import { SHUTDOWN_REASON } from '../constants.js';
 import type { MiddlewareContext } from '../runtime/context.js';
-import { failureSnapshot } from './failure-state.js';
-import { backoffMs, sleep } from '../runtime/loops.js';
-import { errorText, operationData, resultText, type DataValue } from './operation-data.js';
+import { deadlinePassed, deadlineReason } from './deadline.js';
+import { operationData, resultText, type DataValue } from './operation-data.js';
 import { readOperation } from './operation-watch.js';
 import type { ClassScope } from '../options.js';
+import { recordDone, recordFailure } from './terminal-write.js';
 import { resolveEntry } from './trigger.js';
 import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
 
 /**
  * `claimNext`: the receiver side of an Operation's lifecycle. Pops the instance's FIFO queue,
  * moves the Operation to `running` (compare-and-set), re-fetches it under the fetch scope, runs
- * the body, and records `done` with provenance or `failed` with the error and a failure
- * snapshot. A lifecycle is create + claim + terminal write; the Workflow is known from the
- * queue entry, so no extra resolution query is made. A store outage after the body ran delays
- * the terminal write (retried until the store answers, or stop() gives up), never drops it.
+ * the body, and records `done` with provenance or `failed` with the error, its failure kind and
+ * a failure snapshot (terminal-write.ts). A lifecycle is create + claim + terminal write; the
+ * Workflow is known from the queue entry, so no extra resolution query is made. An Operation
+ * whose `sm:deadline` has passed is failed (kind `deadline`) instead of run: before the claim
+ * when its deadline is known from the trigger's read, and after the claim against the value
+ * fetched from the graph, right before the body would start.
  */
 
 /** What the body of `claimNext` receives. */
@@ -40,7 +43,11 @@ export interface Claimed {
   readonly workflowIri: string;
   /** Its registered name. */
   readonly workflowName: string;
-  /** Aborted when `stop()` gives up waiting for this Operation (it was then failed). */
+  /**
+   * Aborted when a caller cancels this Operation while it runs (the reason is an
+   * OperationCancelledError; pass it on to the device call, whose abort stops it), or when
+   * `stop()` gives up waiting for it. Either way it is failed, never `done`.
+   */
   readonly signal: AbortSignal;
   /** The result to store as `svc:executionResult`; when left undefined, the body's return value is used. */
   result: unknown;
@@ -80,6 +87,7 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
         entry.workflowIri && entry.workflowName
           ? (entry as Required<QueueEntry>)
           : ((await resolveEntry(ctx, entry.operationIri, serviceIri)) as Required<QueueEntry>);
+      if (deadlinePassed(resolved.deadline)) await failPastDeadline(ctx, entry.operationIri, resolved.deadline);
       await setOperationStatus(ctx.ogm, { operationIri: entry.operationIri, status: OperationStatus.RUNNING, ...ctx.graph });
       flight.running = true;
       if (flight.abort.signal.aborted) await giveUp(ctx, entry.operationIri);
@@ -91,6 +99,7 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
         throw error;
       }
       if (error instanceof UnavailableError) throw error;
+      if (error instanceof OperationDeadlineError) continue;
       if (entry.claimSent && error instanceof TransitionConflictError) await failUnknownClaim(ctx, entry.operationIri);
       const level = error instanceof TransitionConflictError || error instanceof OperationResolutionError ? 'info' : 'error';
       ctx.logger[level]({ operation: entry.operationIri, err: error }, 'queue entry dropped: it cannot be claimed');
@@ -103,7 +112,7 @@ async function failUnknownClaim(ctx: MiddlewareContext, operationIri: string): P
   const found = await readOperation(ctx.ogm, operationIri, ctx.graph).catch(() => null);
   if (found?.status !== OperationStatus.RUNNING) return;
   try {
-    await markOperationFailed(ctx.ogm, operationIri, CLAIM_UNKNOWN_REASON, ctx.graph);
+    await markOperationFailed(ctx.ogm, operationIri, CLAIM_UNKNOWN_REASON, { kind: FailureKind.ERROR, ...ctx.graph });
     ctx.logger.warn({ operation: operationIri }, 'operation failed: its claim may have applied although the store did not answer; not run');
     ctx.record('failed', { operation: operationIri, reason: CLAIM_UNKNOWN_REASON });
   } catch (error) {
@@ -111,9 +120,21 @@ async function failUnknownClaim(ctx: MiddlewareContext, operationIri: string): P
   }
 }
 
+/** Fails a queued Operation whose deadline passed before it was claimed, and drops it (OperationDeadlineError). */
+async function failPastDeadline(ctx: MiddlewareContext, operationIri: string, deadline: Date): Promise<never> {
+  const reason = deadlineReason(deadline);
+  await markOperationFailed(ctx.ogm, operationIri, reason, { kind: FailureKind.DEADLINE, ...ctx.graph });
+  ctx.logger.warn(
+    { operation: operationIri, deadline: deadline.toISOString() },
+    'operation failed: its deadline passed before it started; not run',
+  );
+  ctx.record('failed', { operation: operationIri, kind: FailureKind.DEADLINE, reason });
+  throw new OperationDeadlineError(`Operation <${operationIri}>: ${reason}`);
+}
+
 /** A claim that won its compare-and-set after stop() gave up on it: fail it and stop there. */
 async function giveUp(ctx: MiddlewareContext, operationIri: string): Promise<never> {
-  await markOperationFailed(ctx.ogm, operationIri, SHUTDOWN_REASON, ctx.graph).catch((e: unknown) =>
+  await markOperationFailed(ctx.ogm, operationIri, SHUTDOWN_REASON, { kind: FailureKind.SHUTDOWN, ...ctx.graph }).catch((e: unknown) =>
     ctx.logger.warn({ operation: operationIri, err: e }, 'could not fail an Operation claimed during shutdown'),
   );
   throw new UnavailableError(`claimNext: the middleware stopped while Operation <${operationIri}> was being claimed; it was failed`);
@@ -156,7 +177,10 @@ async function run(
   try {
     const operation = await ctx.ogm.fetch(entry.operationIri, { graph: ctx.graphIri, follow: scope?.follow ?? [] });
     if (!operation) throw new OperationResolutionError(`Operation <${entry.operationIri}> vanished from the graph after it was claimed`);
-    claimed = { ...entry, operation, data: operationData(operation), signal: flight.abort.signal, result: undefined };
+    const deadline = deadlineOf(operation);
+    if (deadlinePassed(deadline)) throw new OperationDeadlineError(`Operation <${entry.operationIri}>: ${deadlineReason(deadline)}`);
+    flight.cancel.signal.throwIfAborted();
+    claimed = { ...entry, operation, data: operationData(operation), signal: flight.signal, result: undefined };
     const returned: unknown = await body(claimed);
     if (claimed.result === undefined) claimed.result = returned;
     result = resultText(claimed.result);
@@ -165,80 +189,14 @@ async function run(
     await recordFailure(ctx, taken, error, resourceIri);
     throw error;
   }
-  await terminal(ctx, entry, flight, { status: OperationStatus.DONE, result: result ?? null });
+  await recordDone(ctx, taken, result ?? null);
   log.info('operation done');
   ctx.record('done', { operation: entry.operationIri, workflow: entry.workflowIri });
   return claimed.result;
 }
 
-/** Records `failed` with the error message and the snapshot; a failure to record is logged, never thrown over the body's error. */
-async function recordFailure(ctx: MiddlewareContext, { entry, flight }: Taken, error: unknown, resourceIri: string): Promise<void> {
-  try {
-    const failureState = await failureSnapshot(ctx.ogm, resourceIri, ctx.registry.states.values(), ctx.logger);
-    const failed = {
-      operationIri: entry.operationIri,
-      workflowIri: entry.workflowIri,
-      status: OperationStatus.FAILED,
-      result: errorText(error),
-      failureState,
-      ...ctx.graph,
-    };
-    await persistTerminal(ctx, flight, failed.status, () => recordTerminalStatus(ctx.ogm, failed));
-    ctx.record('failed', { operation: entry.operationIri, workflow: entry.workflowIri, error: errorText(error) });
-  } catch (recordError) {
-    ctx.logger.warn({ operation: entry.operationIri, err: recordError }, 'the failure could not be recorded');
-  }
-}
-
-/**
- * Runs a terminal write until it applies: the device has run the Operation, so a store outage
- * must delay its outcome, not drop it (that would leave it `running` until a restart fails it
- * as orphaned). A StoreError is retried with the loops' backoff until stop() gives up on the
- * flight. An attempt whose answer was lost may have applied: a conflict after a failed attempt
- * that finds the status already written counts as applied.
- */
-async function persistTerminal(
-  ctx: MiddlewareContext,
-  flight: InFlight,
-  status: OperationStatus,
-  write: () => Promise<void>,
-): Promise<void> {
-  const operation = flight.operationIri;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await write();
-      return;
-    } catch (error) {
-      if (attempt > 1 && error instanceof TransitionConflictError) {
-        const found = await readOperation(ctx.ogm, operation, ctx.graph).catch(() => null);
-        if (found?.status === status) return;
-      }
-      if (!(error instanceof StoreError) || flight.abort.signal.aborted) throw error;
-      const retryMs = backoffMs(attempt, LIMITS.loopBackoffMaxMs);
-      ctx.logger.warn(
-        { operation, err: error, attempt, retryMs },
-        `the '${status}' outcome could not be written; retrying until the store answers`,
-      );
-      if (!(await sleep(retryMs, flight.abort.signal))) throw error;
-    }
-  }
-}
-
-async function terminal(
-  ctx: MiddlewareContext,
-  entry: Required<QueueEntry>,
-  flight: InFlight,
-  outcome: { status: typeof OperationStatus.DONE; result: string | null },
-): Promise<void> {
-  try {
-    await persistTerminal(ctx, flight, outcome.status, () =>
-      recordTerminalStatus(ctx.ogm, { operationIri: entry.operationIri, workflowIri: entry.workflowIri, ...outcome, ...ctx.graph }),
-    );
-  } catch (error) {
-    if (error instanceof TransitionConflictError) {
-      const why = flight.abort.signal.aborted ? 'it was failed at shutdown' : 'it was moved meanwhile (swept?)';
-      ctx.logger.warn({ operation: entry.operationIri, err: error }, `late terminal write lost its compare-and-set: ${why}`);
-    }
-    throw error;
-  }
+/** The Operation's `sm:deadline` as fetched, if it has one. */
+function deadlineOf(operation: Individual): Date | undefined {
+  const value = operation.properties[sm.deadline]?.[0]?.value;
+  return value === undefined ? undefined : new Date(value);
 }

@@ -9,6 +9,8 @@ export interface OperationRoute {
   statuses: string[];
   /** Workflows of the Service that realize the Operation's Capability (sorted). */
   workflowIris: string[];
+  /** `sm:deadline`, when the Operation has one. */
+  deadline?: Date;
 }
 
 /**
@@ -33,5 +35,6 @@ export async function readOperationRoute(
   // The claim's status write validates against the Operation's classes: read here, they cost no
   // request of their own.
   ogm.rememberTypes(operationIri, values('type'), graph);
-  return { statuses: values('st'), workflowIris: values('wf').sort() };
+  const [deadline] = values('deadline');
+  return { statuses: values('st'), workflowIris: values('wf').sort(), ...(deadline !== undefined && { deadline: new Date(deadline) }) };
 }

@@ -4,7 +4,7 @@ import { LIMITS } from '../../limits.js';
 import type { OGM } from '../../ogm/ogm.js';
 import { graphOf, type GraphOption } from '../../registration/classes.js';
 import { operationOutcomeQuery } from '../../queries/operations.js';
-import { isOperationStatus, OperationStatus, TERMINAL_STATUSES } from '../../vocab/status.js';
+import { isFailureKind, isOperationStatus, OperationStatus, TERMINAL_STATUSES, type FailureKind } from '../../vocab/status.js';
 import { sleep } from '../runtime/loops.js';
 
 /**
@@ -24,6 +24,14 @@ export interface OperationSnapshot {
   workflowIri?: string;
   /** `svc:executionTimestamp`. */
   timestamp?: Date;
+  /** `sm:failureKind`: why a failed Operation failed. */
+  failureKind?: FailureKind;
+  /** `sm:deadline`: no receiver starts it after this instant. */
+  deadline?: Date;
+  /** `sm:cancelRequested`: when a cancel of it was asked for while it ran. */
+  cancelRequested?: Date;
+  /** `sm:cancelledBy`: who cancelled it. */
+  cancelledBy?: string;
 }
 
 /** Options of {@link waitForOperation}. */
@@ -50,7 +58,22 @@ export async function readOperation(ogm: OGM, operationIri: string, options: Gra
   if (row.fs) snapshot.failureState = row.fs.value;
   if (row.wf) snapshot.workflowIri = row.wf.value;
   if (row.ts) snapshot.timestamp = new Date(row.ts.value);
+  if (row.kind && isFailureKind(row.kind.value)) snapshot.failureKind = row.kind.value;
+  if (row.deadline) snapshot.deadline = new Date(row.deadline.value);
+  if (row.cr) snapshot.cancelRequested = new Date(row.cr.value);
+  if (row.cb) snapshot.cancelledBy = row.cb.value;
   return snapshot;
+}
+
+/** The snapshot as JSON output shows it (local API, command line): instants as ISO 8601 text. */
+export function snapshotJson(snapshot: OperationSnapshot): Record<string, unknown> {
+  const { timestamp, deadline, cancelRequested } = snapshot;
+  return {
+    ...snapshot,
+    timestamp: timestamp?.toISOString(),
+    deadline: deadline?.toISOString(),
+    cancelRequested: cancelRequested?.toISOString(),
+  };
 }
 
 // First pause between reads while waiting; short work is usually done by then.

@@ -5,6 +5,7 @@ import { resolveDispatchTarget } from '../../registration/dispatch.js';
 import { createOperation, revertOperation, type OperationData } from '../../registration/operations.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import { outgoingTokenFor } from '../surface/security-options.js';
+import { parseDeadline } from './deadline.js';
 import { errorText } from './operation-data.js';
 import { deliverTrigger } from './trigger-delivery.js';
 
@@ -24,6 +25,11 @@ export interface RequestOptions {
   operationIri?: string | null;
   /** Only a Service of this resource is chosen. */
   targetResource?: string | null;
+  /**
+   * `sm:deadline`: no receiver starts the Operation after this instant (a Date, or a date-time
+   * text with its zone); one claimed later is failed with failure kind `deadline`. None when omitted.
+   */
+  deadline?: Date | string | null;
 }
 
 /** The draft the body of `request` fills in. */
@@ -48,7 +54,8 @@ export type RequestBody = (draft: OperationDraft) => unknown;
  * @throws TriggerDeliveryError when the receiver did not take the trigger: the Operation was
  *   reverted, or, when the message says it could not be reverted, it stays in the graph (the
  *   caller's store link failed too, or the receiver had taken it) and may still run.
- * @throws ValueError / ValidationError / OntologyGroundTruthError for bad input (nothing written).
+ * @throws ValueError / ValidationError / OntologyGroundTruthError for bad input, a past or
+ *   malformed deadline included (nothing written).
  */
 export async function request(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
   ctx.requireNotStopped('request');
@@ -57,6 +64,7 @@ export async function request(ctx: MiddlewareContext, options: RequestOptions, b
   const capabilityClass = assertIri(options.capabilityClass, 'capabilityClass');
   const operationClass = assertIri(options.operationClass, 'operationClass');
   const operationIri = options.operationIri == null ? mintOperationIri(operationClass) : assertIri(options.operationIri, 'operationIri');
+  const deadline = options.deadline == null ? null : parseDeadline(options.deadline, 'deadline');
   const target = await resolveDispatchTarget(ctx.ogm, capabilityClass, {
     targetResource: options.targetResource ?? null,
     freshWithinSeconds: ctx.options.stalenessThreshold,
@@ -68,7 +76,7 @@ export async function request(ctx: MiddlewareContext, options: RequestOptions, b
     target: Object.freeze({ capabilityIri: target.capabilityIri, serviceIri: target.serviceIri, address: target.serviceAddress }),
   };
   if (body) await body(draft);
-  const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, ...ctx.graph };
+  const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, deadline, ...ctx.graph };
   await createOperation(ctx.ogm, created);
   const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
   try {

@@ -28,7 +28,7 @@ export async function resolveEntry(ctx: MiddlewareContext, operationIri: string,
   }
   for (const workflowIri of route.workflowIris) {
     const entry = ctx.registry.workflowByIri(serviceIri, workflowIri);
-    if (entry) return { operationIri, workflowIri, workflowName: entry.name };
+    if (entry) return { operationIri, workflowIri, workflowName: entry.name, ...(route.deadline && { deadline: route.deadline }) };
   }
   throw new TransitionConflictError(
     `Operation <${operationIri}> is not addressed to a Capability this Service <${serviceIri}> realizes: ` +

@@ -15,6 +15,7 @@ import { ValueError } from '../../errors.js';
  * - `trigger`: the event trigger enqueued an Operation;
  * - `request` / `reverted`: an Operation was created and delivered / reverted after a failed delivery;
  * - `claim` / `done` / `failed`: an Operation was claimed / finished / failed;
+ * - `cancel`: an Operation was cancelled, or its running work was told to stop;
  * - `handover`: possession of a workpiece changed;
  * - `stopped`: the middleware stopped.
  */
@@ -32,6 +33,7 @@ export type ActivityKind =
   | 'claim'
   | 'done'
   | 'failed'
+  | 'cancel'
   | 'handover'
   | 'device-down'
   | 'device-up'

@@ -8,6 +8,9 @@ import type { MiddlewareContext } from './context.js';
 import { closeServer } from '../../http/close.js';
 import { listen } from '../../http/listen.js';
 import { isLoopbackHost } from '../../http/loopback.js';
+import { LIMITS } from '../../limits.js';
+import { FailureKind } from '../../vocab/status.js';
+import { watchCancels } from './cancel-watch.js';
 import { becomeReachable, emitHeartbeat, sweep } from './liveness.js';
 import { runLoop, sleep } from './loops.js';
 import { Mode } from './mode.js';
@@ -143,6 +146,11 @@ export class Lifecycle {
         }),
       );
     }
+    if (mode === Mode.RESOURCE) {
+      this.loopRuns.push(
+        runLoop({ ...common, name: 'cancel-watch', intervalMs: LIMITS.cancelWatchMs, immediate: false, run: () => watchCancels(ctx) }),
+      );
+    }
     if (mode === Mode.WATCHDOG) {
       this.loopRuns.push(
         runLoop({
@@ -197,9 +205,9 @@ export class Lifecycle {
       flight.abort.abort();
       if (!flight.running) continue;
       try {
-        await markOperationFailed(ctx.ogm, flight.operationIri, SHUTDOWN_REASON, ctx.graph);
+        await markOperationFailed(ctx.ogm, flight.operationIri, SHUTDOWN_REASON, { kind: FailureKind.SHUTDOWN, ...ctx.graph });
         ctx.logger.warn({ operation: flight.operationIri, graceMs: ctx.options.shutdownGraceMs }, 'in-flight operation failed at shutdown');
-        ctx.record('failed', { operation: flight.operationIri, reason: SHUTDOWN_REASON });
+        ctx.record('failed', { operation: flight.operationIri, kind: FailureKind.SHUTDOWN, reason: SHUTDOWN_REASON });
       } catch (error) {
         ctx.logger.warn({ operation: flight.operationIri, err: error }, 'in-flight operation could not be failed at shutdown');
       }

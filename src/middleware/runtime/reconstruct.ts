@@ -1,7 +1,9 @@
 import { TransitionConflictError } from '../../errors.js';
 import { findRunningOperations, type RunningOperation } from '../../registration/liveness.js';
-import { findServiceOperations, markOperationFailed } from '../../registration/operations.js';
-import { OperationStatus } from '../../vocab/status.js';
+import { findServiceOperations, markOperationFailed, type MarkOperationFailedOptions } from '../../registration/operations.js';
+import { cancelReason } from '../../registration/cancellation.js';
+import { readOperation } from '../operations/operation-watch.js';
+import { FailureKind, OperationStatus } from '../../vocab/status.js';
 import { RECLAIM_REASON } from '../constants.js';
 import type { MiddlewareContext } from './context.js';
 import { liveAddresses } from './twin-probe.js';
@@ -14,7 +16,8 @@ const seenStoreFailures = new WeakMap<MiddlewareContext, number>();
  * are those whose Capability a Workflow of THIS Service realizes (`findServiceOperations`), so a
  * monitor on the same resource never picks up its controller's work. Queued ones are enqueued
  * again (their Workflow is resolved when claimed). Running ones were orphaned by a previous run
- * and are failed with {@link RECLAIM_REASON}, never re-run (a planner decides on re-dispatch),
+ * and are failed with {@link RECLAIM_REASON} (kind `orphaned`; `cancelled` when a cancel of it
+ * was pending), never re-run (a planner decides on re-dispatch),
  * unless a live twin may be running them: another Service of the graph that realizes their
  * Capability (the sweep's rule) and answers its `/healthz` now (a twin killed moments ago still
  * looks fresh in the graph). Failing a live twin's work would invite a second dispatch of work
@@ -32,7 +35,7 @@ export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: strin
   let failed = 0;
   for (const operationIri of running) {
     try {
-      await markOperationFailed(ogm, operationIri, RECLAIM_REASON, graph);
+      await markOperationFailed(ogm, operationIri, ...(await orphanOutcome(ctx, operationIri)));
       failed += 1;
       logger.warn({ operation: operationIri }, 'orphaned running operation failed at start-up (not re-run)');
     } catch (error) {
@@ -44,6 +47,17 @@ export async function reconstructQueue(ctx: MiddlewareContext, serviceIri: strin
   for (const operationIri of queued.sort()) ctx.queue.push({ operationIri });
   ctx.record('reconstructed', { service: serviceIri, queued: queued.length, failed });
   return { queued: queued.length, failed };
+}
+
+/**
+ * The reason and kind an orphan is failed with: `orphaned`, or `cancelled` when a cancel of it was
+ * requested before its receiver died (the cancel is what the caller asked for, and it holds).
+ */
+async function orphanOutcome(ctx: MiddlewareContext, operationIri: string): Promise<[string, MarkOperationFailedOptions]> {
+  const found = await readOperation(ctx.ogm, operationIri, ctx.graph);
+  if (found?.cancelRequested === undefined) return [RECLAIM_REASON, { kind: FailureKind.ORPHANED, ...ctx.graph }];
+  const reason = `${cancelReason(found.cancelledBy ?? 'an unnamed caller', 'running')}; its receiver had stopped before it finished`;
+  return [reason, { kind: FailureKind.CANCELLED, ...ctx.graph }];
 }
 
 /** The candidates no live twin may be running, logging the ones left to a twin. */

@@ -12,6 +12,8 @@ export interface QueueEntry {
   readonly workflowName?: string;
   /** True when a claim of it was sent but the store's answer was lost: it may have applied. */
   readonly claimSent?: boolean;
+  /** Its `sm:deadline` as read with its Workflow: past it, the claim fails the Operation instead of running it. */
+  readonly deadline?: Date;
 }
 
 /** An Operation taken from the queue and not finished yet. */
@@ -21,6 +23,10 @@ export interface InFlight {
   running: boolean;
   /** Aborted when `stop()` gives up waiting for the Operation. */
   readonly abort: AbortController;
+  /** Aborted, with an OperationCancelledError as the reason, when a caller cancelled the Operation while it ran. */
+  readonly cancel: AbortController;
+  /** What the work gets (`claimed.signal`): aborted by either of the two. */
+  readonly signal: AbortSignal;
   /** Settles when the claim has finished (terminal status written, or given up). */
   readonly done: Promise<void>;
 }
@@ -77,7 +83,9 @@ export class WorkQueue {
     this.queued.delete(entry.operationIri);
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const flight: InFlight = { operationIri: entry.operationIri, running: false, abort: new AbortController(), done };
+    const [abort, cancel] = [new AbortController(), new AbortController()];
+    const signal = AbortSignal.any([abort.signal, cancel.signal]);
+    const flight: InFlight = { operationIri: entry.operationIri, running: false, abort, cancel, signal, done };
     this.inFlight.set(entry.operationIri, flight);
     return {
       entry,

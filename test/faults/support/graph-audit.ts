@@ -3,11 +3,11 @@
  * checks that nothing was registered twice or half-written: one value per single-valued
  * property, one Service per resource and address, one Capability per Workflow or
  * StateProperty, every Part bound to the Service its IRI was minted from, every Operation with
- * one status and one Capability. Works on any store, since it only reads a dump.
+ * one status and one Capability, and a failure kind exactly when it failed. Works on any store, since it only reads a dump.
  */
 import { Parser } from 'n3';
 import type { TripleStore } from '../../../src/store/triple-store.js';
-import { cfc, svc, w3 } from '../../../src/vocab/index.js';
+import { cfc, sm, svc, w3 } from '../../../src/vocab/index.js';
 
 // Properties an individual carries at most once: a second value means something was written twice.
 const SINGLE_VALUED = [
@@ -23,6 +23,10 @@ const SINGLE_VALUED = [
   svc.executionTimestamp,
   svc.executionResult,
   svc.failureState,
+  sm.deadline,
+  sm.failureKind,
+  sm.cancelRequested,
+  sm.cancelledBy,
 ] as const;
 
 /** Subject -> predicate -> values (IRIs or literal lexical forms). */
@@ -108,6 +112,9 @@ function operations(index: GraphIndex): string[] {
   for (const op of subjectsWith(index, svc.operationStatus)) {
     if (values(index, op, cfc.implementsCapability).length !== 1) out.push(`Operation <${op}> has no Capability`);
     if (values(index, op, w3.type).length === 0) out.push(`Operation <${op}> has no type`);
+    const failed = values(index, op, svc.operationStatus).includes('failed');
+    if (failed !== (values(index, op, sm.failureKind).length === 1))
+      out.push(`Operation <${op}> is failed without a failure kind, or has one without being failed`);
   }
   // An Operation half-removed: data or provenance without a status (a revert that raced a claim).
   for (const [subject, props] of index) {

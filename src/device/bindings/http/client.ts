@@ -41,6 +41,8 @@ interface Route {
 interface Flight {
   request?: ClientRequest;
   timedOut: boolean;
+  /** Set when the caller's signal aborted it: the call rejects with the signal's reason. */
+  aborted?: boolean;
   /** Set by close(): the error the call rejects with. */
   abandoned?: RuntimeError;
 }
@@ -76,7 +78,7 @@ export class HttpDeviceClient implements DeviceClient {
       throw new ValueError(`${form.label} has method ${shown(form.method)}; device workflows are called with POST`);
     }
     const route = this.route('POST', assertDevicePath(form.path, `${form.label} path`), form.timeoutMs);
-    return (args) => this.call(route, args);
+    return (args, options) => this.call(route, args, options?.signal);
   }
 
   reader(form: DeviceForm): StateReader {
@@ -120,11 +122,20 @@ export class HttpDeviceClient implements DeviceClient {
     return { options, call: { target: this.description, method, path }, timeoutMs: assertTimeout(timeoutMs) };
   }
 
-  /** Sends one request and reads its reply under the route's timeout. */
-  private async call(route: Route, value: unknown): Promise<unknown> {
+  /**
+   * Sends one request and reads its reply under the route's timeout. An abort of `signal` closes
+   * the connection, which is how an HTTP device learns that the caller stopped waiting.
+   */
+  private async call(route: Route, value: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.closed) throw new RuntimeError(`device ${this.description} is closed; ${route.call.method} ${route.call.path} was not sent`);
+    signal?.throwIfAborted();
     const body = value === undefined ? undefined : jsonBody(value, route.call);
     const flight: Flight = { timedOut: false };
+    const onAbort = (): void => {
+      flight.aborted = true;
+      flight.request?.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     // One timer bounds the whole call, body included: it cuts the connection, which fails
     // whatever is being waited for (the head or the body).
     const timer = setTimeout(() => {
@@ -140,11 +151,16 @@ export class HttpDeviceClient implements DeviceClient {
       return reply;
     } catch (err) {
       if (flight.abandoned) throw flight.abandoned;
+      if (flight.aborted) {
+        this.logDone(route.call, 'aborted', started);
+        throw signal!.reason;
+      }
       const failure = isDeviceReplyFailure(err) ? err : connectionFailure(err, route.call, route.timeoutMs, flight.timedOut);
       this.logDone(route.call, failure.code, started);
       throw failure;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       this.inFlight.delete(flight);
     }
   }
