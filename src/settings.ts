@@ -344,13 +344,17 @@ export const SETTINGS = {
     secret: 'certificates and keys are not accepted here: name the PEM files in http.tlsCertFile and http.tlsKeyFile',
     description: 'resolved: the PEM certificate and key',
   },
-  outgoingTokens: { schema: mapping, startOnly: true, description: 'bearer tokens sent with the event triggers this sidecar rings' },
+  outgoingTokens: {
+    schema: mapping,
+    startOnly: true,
+    description: 'bearer tokens sent with the event triggers this sidecar rings and its reads of peer middlewares (REST connectors)',
+  },
   'outgoingTokens.default': {
     schema: text(),
     env: 'SIDECAR_OUTGOING_TOKEN',
     exclusive: ['outgoingToken', 'value'],
     secret: 'tokens are not accepted here: name a file in outgoingTokens.defaultFile (or set SIDECAR_OUTGOING_TOKEN_FILE)',
-    description: 'token sent with outgoing event triggers (prefer SIDECAR_OUTGOING_TOKEN_FILE)',
+    description: 'token sent with outgoing event triggers and peer reads (prefer SIDECAR_OUTGOING_TOKEN_FILE)',
   },
   'outgoingTokens.defaultFile': {
     schema: text(),
@@ -358,7 +362,7 @@ export const SETTINGS = {
     flag: '--outgoing-token-file <file>',
     commands: START,
     exclusive: ['outgoingToken', 'file'],
-    description: 'file whose first line is the token sent with every event trigger (the plant-wide token)',
+    description: 'file whose first line is the token sent with every event trigger and peer read (the plant-wide token)',
   },
   'outgoingTokens.byAddressFiles': {
     schema: { type: 'object', propertyNames: { maxLength: LIMITS.maxIriLength }, additionalProperties: text() },
