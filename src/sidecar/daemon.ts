@@ -22,7 +22,7 @@ import { wiringOf } from '../connectors/wiring.js';
 import { ValueError } from '../errors.js';
 import { OGM } from '../ogm/index.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
-import type { SemanticMiddlewareOptions } from '../middleware/options.js';
+import type { DeviceHealthProbe, SemanticMiddlewareOptions } from '../middleware/options.js';
 import { ONTOLOGY_GRAPHS } from '../vocab/graphs.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { clearStaleSocket, startLocalApi, type LocalApi, type LocalApiListen } from './local-api.js';
@@ -55,18 +55,32 @@ function deviceClient(config: SidecarConfig, logger: Logger): DeviceClient | und
 
 /**
  * The device's health as the middleware probes it, at start and every `device.healthIntervalMs`:
- * any answer to the binding's probe, or a successful one of `device.healthPath`. The sidecar keeps
+ * any answer to the binding's probe, or a successful one of `device.healthPath`, and a connected
+ * broker for every workflow bound to MQTT (those workflows are the device too). The sidecar keeps
  * running while the device is away (a bridge may start after it): it warns at once, is not ready
  * and is not offered to discovery until the device answers.
  */
 function deviceHealthOptions(
   config: SidecarConfig,
   device: DeviceClient | undefined,
+  mqtt: MqttWorkflows | undefined,
 ): Pick<SemanticMiddlewareOptions, 'deviceHealth' | 'deviceHealthIntervalMs'> {
-  if (device === undefined || config.device === undefined) return {};
-  const { healthPath, healthIntervalMs } = config.device;
-  const probe = { timeoutMs: LIMITS.deviceProbeAtStartMs, ...(healthPath !== undefined && { path: healthPath }) };
-  return { deviceHealth: deviceHealthProbe(device, probe), deviceHealthIntervalMs: healthIntervalMs };
+  const bridge =
+    device === undefined || config.device === undefined
+      ? undefined
+      : deviceHealthProbe(device, {
+          timeoutMs: LIMITS.deviceProbeAtStartMs,
+          ...(config.device.healthPath !== undefined && { path: config.device.healthPath }),
+        });
+  const brokers = mqtt !== undefined && mqtt.workflows.length > 0 ? mqtt : undefined;
+  if (bridge === undefined && brokers === undefined) return {};
+  const deviceHealth: DeviceHealthProbe = async () => {
+    // The reason names no broker: it reaches /readyz, which is northbound.
+    if (brokers !== undefined && !brokers.connected())
+      return { available: false, reason: 'the broker of a workflow bound to MQTT is not connected' };
+    return bridge === undefined ? { available: true } : bridge();
+  };
+  return { deviceHealth, ...(config.device !== undefined && { deviceHealthIntervalMs: config.device.healthIntervalMs }) };
 }
 
 /**
@@ -106,9 +120,10 @@ function buildMiddleware(
   config: SidecarConfig,
   ogm: OGM,
   device: DeviceClient | undefined,
-  mqtt: readonly BoundMqttWorkflow[],
+  mqttWorkflows: MqttWorkflows | undefined,
   logger: Logger,
 ): SemanticMiddleware {
+  const mqtt = mqttWorkflows?.workflows ?? [];
   const mw = new SemanticMiddleware({
     mode: 'resource',
     resourceIri: config.resource,
@@ -127,7 +142,7 @@ function buildMiddleware(
     connectorMaxAge: config.connectorMaxAge,
     connectorCredentials: config.broker?.credentials ?? null,
     shutdownGraceMs: config.shutdownGraceMs,
-    ...deviceHealthOptions(config, device),
+    ...deviceHealthOptions(config, device, mqttWorkflows),
     ...securityOptionsOf(config),
     logger,
   });
@@ -178,7 +193,7 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     device = deviceClient(config, logger);
     mqtt = await mqttWorkflowsOf(config, ogm, logger);
-    const middleware = (mw = buildMiddleware(config, ogm, device, mqtt?.workflows ?? [], options.logger));
+    const middleware = (mw = buildMiddleware(config, ogm, device, mqtt, options.logger));
     const localApi = await startParts(config, middleware, logger);
     return sidecarHandle({ middleware, store, device, mqtt, localApi });
   } catch (err) {

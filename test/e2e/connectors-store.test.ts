@@ -1,5 +1,6 @@
 import { describe, expect } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { brokerAddress } from '../support/broker.js';
 import { runCli } from '../support/sidecar-process.js';
@@ -22,9 +23,9 @@ describe('semantic-sidecar start --resource against a store that holds the MQTT 
   const { test, group, dir, clients } = cell;
 
   /** The cell's ontology: the interface TBox, belt1's two parameters and its MQTT workflow "start". */
-  function ontology(t: string): string {
-    const { host, port } = brokerAddress();
-    const broker = `<${inf.hasMQTTBrokerIP}> ${lit(host)} ; <${inf.hasMQTTBrokerPort}> ${port}`;
+  function ontology(t: string, broker = brokerAddress()): string {
+    const { host, port } = broker;
+    const brokerMetadata = `<${inf.hasMQTTBrokerIP}> ${lit(host)} ; <${inf.hasMQTTBrokerPort}> ${port}`;
     const file = join(dir, `cell-${t}.ttl`);
     writeFileSync(
       file,
@@ -35,10 +36,10 @@ ${TBOX}
 <${CELL}StartBeltOperation> <${RDFS('subClassOf')}> <${cfc.Operation}> .
 <${CELL}start> <${RDFS('subPropertyOf')}> <${sm.isInterfaceAccessibleMQTTWorkflow}> .
 <${BELT}> <urn:test:connectors#hasSpeed> [ <${inf.accessMode}> "readwrite" ; <${inf.hasMQTTTopic}> ${lit(`${t}/speed`)} ;
-    <${inf.hasMQTTSetTopic}> ${lit(`${t}/speed_set`)} ; ${broker} ] ;
-  <urn:test:connectors#isOccupied> [ <${inf.accessMode}> "read" ; <${inf.hasMQTTTopic}> ${lit(`${t}/occupied`)} ; ${broker} ] ;
+    <${inf.hasMQTTSetTopic}> ${lit(`${t}/speed_set`)} ; ${brokerMetadata} ] ;
+  <urn:test:connectors#isOccupied> [ <${inf.accessMode}> "read" ; <${inf.hasMQTTTopic}> ${lit(`${t}/occupied`)} ; ${brokerMetadata} ] ;
   <${CELL}start> [ <${sm.workflowClass}> <${CELL}StartBeltWorkflow> ; <${sm.capabilityClass}> <${CELL}BeltCapability> ;
-    <${sm.hasMQTTCommandTopic}> ${lit(`${t}/start`)} ; <${sm.hasMQTTResponseTopic}> ${lit(`${t}/start/reply`)} ; ${broker} ] .
+    <${sm.hasMQTTCommandTopic}> ${lit(`${t}/start`)} ; <${sm.hasMQTTResponseTopic}> ${lit(`${t}/start/reply`)} ; ${brokerMetadata} ] .
 `,
     );
     return file;
@@ -130,5 +131,36 @@ ${TBOX}
     const outputs = JSON.stringify(answers) + [driver, observer].map((s) => s.proc.stdout + s.proc.stderr).join('');
     expect(outputs).toContain('hasSpeed');
     for (const southbound of [t, `${host}:${port}`, `:${port}`, `"${port}"`, `${port},`]) expect(outputs).not.toContain(southbound);
+  }, 90_000);
+
+  test('should not be ready, nor take Operations, while the broker of its MQTT workflow does not answer', async () => {
+    const t = topicPrefix();
+    // A loopback port nothing listens on: the workflow's broker is down from the start.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const storeProc = group.cli('store', ['store', 'serve', '--memory', '--provision', '--port', '0']);
+    const store = (await storeProc.firstLine(30_000)).trim();
+    expect((await runCli(['ontology', 'load', ontology(t, { host: '127.0.0.1', port }), '--store', store])).code).toBe(0);
+
+    const driver = await sidecar('driver', store);
+    const deadline = Date.now() + 20_000;
+    let readyz = await fetch(`${driver.address}/readyz`);
+    while (readyz.status !== 503 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      readyz = await fetch(`${driver.address}/readyz`);
+    }
+    const body = await readyz.text();
+    expect(readyz.status).toBe(503);
+    expect(body).toContain('does not answer its health probe');
+    const requested = await runCli(
+      ['request', '--capability', `${CELL}BeltCapability`, '--operation-class', `${CELL}StartBeltOperation`, '--store', store],
+      { timeoutMs: 60_000 },
+    );
+    expect(requested.code).not.toBe(0);
+    await group.cleanup();
+    expect(driver.proc.stdout + driver.proc.stderr).toContain('the broker of a workflow bound to MQTT is not connected');
+    expect(body + driver.proc.stdout + driver.proc.stderr + requested.stdout + requested.stderr).not.toContain(`:${port}`);
   }, 90_000);
 });

@@ -8,6 +8,9 @@ import { registerService, registerWorkflow, makeServiceReachable, servicesOfReso
 import { buildWorkflowEndpoint } from '../../src/iri/index.js';
 import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
+
+/** The cancel watch's query (`cancelRequestsQuery`): the running Operations, and a cancel request of theirs. */
+const CANCEL_WATCH = /VALUES \?op[^}]*\}\s*\?op <https:\/\/w3id\.org\/semantic-middleware#cancelRequested>/u;
 import { ANGLE, DOOR_STATE, FlakyStore, gate, middlewareSuite, NOTE, OPEN, OPEN_REQUEST, until } from './support/harness.js';
 
 const G = 'urn:test:middleware:dispatch';
@@ -57,7 +60,9 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
   onStore('should cost a cold receiver 4 store requests per Operation: route read, claim, fetch, terminal write', async () => {
     const observed = new FlakyStore(suite.store!);
     const calls: string[] = [];
-    observed.failing = (kind) => (calls.push(kind), false);
+    // The cancel watch asks about work that runs longer than its interval (a loaded machine may
+    // take that long): a cost per second of running, not per Operation, so not counted here.
+    observed.failing = (kind, text) => (CANCEL_WATCH.test(text) || calls.push(kind), false);
     const door = suite.controller({ heartbeatInterval: null, ogm: suite.newOgm(observed) });
     door.registerCallback(() => 'opened');
     await door.start();

@@ -90,6 +90,7 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
       if (deadlinePassed(resolved.deadline)) await failPastDeadline(ctx, entry.operationIri, resolved.deadline);
       await setOperationStatus(ctx.ogm, { operationIri: entry.operationIri, status: OperationStatus.RUNNING, ...ctx.graph });
       flight.running = true;
+      flight.runningSince = performance.now();
       if (flight.abort.signal.aborted) await giveUp(ctx, entry.operationIri);
       return { entry: resolved, flight, finish };
     } catch (error) {

@@ -1,4 +1,5 @@
 import { OperationCancelledError } from '../../errors.js';
+import { LIMITS } from '../../limits.js';
 import { cancelRequestsQuery } from '../../queries/operations.js';
 import { namedNode } from '../../store/terms.js';
 import type { MiddlewareContext } from './context.js';
@@ -9,7 +10,7 @@ import type { InFlight } from './work-queue.js';
  * (`sm:cancelRequested`, by compare-and-set), not sent to the receiver: the caller may not reach
  * the receiver, and the graph is what both sides read anyway. The receiver reads it for the
  * Operations it is running, on an interval (`LIMITS.cancelWatchMs`, one query, none while
- * nothing runs), and aborts their `claimed.signal`; the claim then fails the Operation with
+ * nothing has run for a full interval), and aborts their `claimed.signal`; the claim then fails the Operation with
  * failure kind `cancelled`. While the receiver's store link is down it cannot learn of the
  * cancel, nor write an outcome: a `done` written later loses to the cancel all the same.
  */
@@ -29,7 +30,12 @@ export function cancelFlight(ctx: MiddlewareContext, flight: InFlight, by: strin
 
 /** One look at the graph for cancels of this instance's running Operations; aborts the ones found. */
 export async function watchCancels(ctx: MiddlewareContext): Promise<void> {
-  const running = ctx.queue.flights().filter((f) => f.running && !f.cancel.signal.aborted);
+  // Work that started less than one interval ago is not asked about yet: most Operations finish
+  // sooner, and a quick one then costs no request beyond its own writes.
+  const startedBefore = performance.now() - LIMITS.cancelWatchMs;
+  const running = ctx.queue
+    .flights()
+    .filter((f) => f.running && f.runningSince !== undefined && f.runningSince <= startedBefore && !f.cancel.signal.aborted);
   if (running.length === 0) return;
   const rows = await ctx.ogm.db.select(
     cancelRequestsQuery(

@@ -21,6 +21,8 @@ export interface InFlight {
   readonly operationIri: string;
   /** True once the claim's compare-and-set to `running` applied. */
   running: boolean;
+  /** `performance.now()` when `running` became true. */
+  runningSince?: number;
   /** Aborted when `stop()` gives up waiting for the Operation. */
   readonly abort: AbortController;
   /** Aborted, with an OperationCancelledError as the reason, when a caller cancelled the Operation while it ran. */
