@@ -32,9 +32,10 @@ export async function probeHealth(probe: () => Promise<unknown>, strict = false)
 export function deviceHealthProbe(
   device: { health(options: { timeoutMs: number; path?: string }): Promise<DeviceHealth> },
   options: { timeoutMs: number; path?: string },
-): () => Promise<{ available: true } | { available: false; reason: string }> {
+): () => Promise<{ available: true } | { available: false; reason: string; timedOut: boolean }> {
   return async () => {
     const health = await device.health(options);
-    return health.reachable ? { available: true } : { available: false, reason: health.error.message };
+    if (health.reachable) return { available: true };
+    return { available: false, reason: health.error.message, timedOut: health.error instanceof DeviceTimeoutError };
   };
 }

@@ -160,7 +160,14 @@ export interface SemanticMiddlewareOptions {
  * Whether the device answers, as {@link SemanticMiddlewareOptions.deviceHealth} reports it; the
  * reason goes to the log and `/readyz`, never to the graph.
  */
-export type DeviceHealthReport = { readonly available: true } | { readonly available: false; readonly reason: string };
+export type DeviceHealthReport =
+  | { readonly available: true }
+  | {
+      readonly available: false;
+      readonly reason: string;
+      /** The probe got no answer in time (rather than a refusal): on a loaded machine, a slow device may still be there. */
+      readonly timedOut?: boolean;
+    };
 
 /** Probes the device once; should resolve (not reject) for an unavailable device. */
 export type DeviceHealthProbe = () => Promise<DeviceHealthReport>;

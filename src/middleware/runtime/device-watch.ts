@@ -8,8 +8,8 @@ import type { MiddlewareContext } from './context.js';
  * Device-aware health of a resource-mode instance: the configured probe (and the semantic
  * connectors' connection state) decides whether the device is available. The instance is not
  * ready, refuses event triggers and is marked `sm:deviceUnavailableSince` in the graph (so
- * discovery skips it) while it is not. At start one failed probe decides, and is warned about at
- * once; after that `LIMITS.deviceHealthFailuresToDown` failures in a row are needed, so one slow
+ * discovery skips it) while it is not. At start one refused probe decides (a timed-out one counts
+ * as the first failure), and either is warned about at once; after that `LIMITS.deviceHealthFailuresToDown` failures in a row are needed, so one slow
  * answer on a loaded gateway does not withdraw the Service, and one good answer brings it back.
  */
 export class DeviceWatch {
@@ -47,10 +47,12 @@ export class DeviceWatch {
    */
   async first(): Promise<void> {
     const report = await this.probe();
-    if (!report.available) {
-      this.ctx.logger.warn({ reason: report.reason }, 'the device does not answer: its calls fail until it does');
-      this.markDown(report.reason);
-    }
+    if (report.available) return;
+    this.ctx.logger.warn({ reason: report.reason }, 'the device does not answer: its calls fail until it does');
+    // A refusal (no socket, nothing listening) is the device being absent; a probe that timed out
+    // may be a slow device on a loaded machine, and counts as the first failure of the loop's rule.
+    if (report.timedOut === true) this.failures = 1;
+    else this.markDown(report.reason);
   }
 
   /** One probe of the loop, then the graph brought in line. Rejects only when the graph write fails (the loop retries). */
