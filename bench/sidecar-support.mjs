@@ -14,6 +14,7 @@ import { Client } from 'undici';
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const CLI = join(ROOT, 'bin', 'semantic-sidecar.js');
 export const BRIDGE = join(ROOT, 'examples', 'mock-plc-bridge', 'bridge.mjs');
+export const BARE_PROXY = join(ROOT, 'bench', 'sidecar-bare-proxy.mjs');
 
 /**
  * The child processes of one run, each with its stderr in `<dir>/<name>.log`. `stopAll` ends

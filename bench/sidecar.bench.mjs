@@ -2,9 +2,10 @@
 // example plant, a mock door bridge on a Unix socket, and two built sidecars (door1 runs the
 // Operations, robot1's local API requests them). Rows: start-up time, end-to-end dispatch latency
 // (to the receiver's record, and as a local-API client sees it with a long-poll), throughput with
-// K requesters, proxy overhead against the direct device call, RSS idle and under load, and
+// K requesters, proxy overhead against the direct device call and a bare Node proxy (latency, requests/s), RSS idle and under load, and
 // store requests per Operation (from the store's request log, and exactly, in process).
-// Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_STARTS (5), BENCH_IDLE_S (15), BENCH_TIMEOUT_S
+// Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_PROXY_N (2000), BENCH_PROXY_SECONDS (10),
+// BENCH_PROXY_CONNECTIONS (32), BENCH_PROXY_ONLY (1: the proxy rows alone), BENCH_STARTS (5), BENCH_IDLE_S (15), BENCH_TIMEOUT_S
 // (300); SPARQL_ENDPOINT adds the in-process row on that remote store (in a graph dropped after).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -13,7 +14,20 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LIMITS } from '../dist/limits.js';
 import { dispatchInProcess, openBenchStore, OPEN_REQUEST } from './sidecar-inprocess.mjs';
-import { activityWatch, BRIDGE, Children, cpuOf, envInt, jsonClient, median, ROOT, rssMb, rssPeaks } from './sidecar-support.mjs';
+import { Pool } from 'undici';
+import {
+  activityWatch,
+  BARE_PROXY,
+  BRIDGE,
+  Children,
+  cpuOf,
+  envInt,
+  jsonClient,
+  median,
+  ROOT,
+  rssMb,
+  rssPeaks,
+} from './sidecar-support.mjs';
 import { report, round, row, timeEach } from './support.mjs';
 
 const N = envInt('BENCH_N', 200);
@@ -22,11 +36,20 @@ const K = envInt('BENCH_K', 8);
 // path, that the medians measure the running sidecar rather than its first minutes.
 const PROXY_N = envInt('BENCH_PROXY_N', 2_000);
 const PROXY_WARMUP = 300;
+// Throughput through each proxy: PROXY_CONNECTIONS connections sending back to back, for
+// PROXY_SECONDS in all, split into PROXY_ROUNDS rounds alternating sidecar and bare proxy.
+const PROXY_CONNECTIONS = envInt('BENCH_PROXY_CONNECTIONS', 32);
+const PROXY_SECONDS = envInt('BENCH_PROXY_SECONDS', 10);
+const PROXY_ROUNDS = 2;
+// The proxy hop's aims, relative to the bare Node proxy measured in the same run.
+const PROXY_OVERHEAD_AIM = 1.2;
+const PROXY_RATE_AIM = 12_000;
+// BENCH_PROXY_ONLY=1 starts the plant once and measures the proxy rows alone.
+const PROXY_ONLY = process.env.BENCH_PROXY_ONLY === '1';
 const SECONDS = envInt('BENCH_SECONDS', 5);
 const STARTS = envInt('BENCH_STARTS', 5);
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT_S', 300) * 1000;
 const IDLE_AIM_MB = 80;
-const PROXY_AIM_MS = 1;
 const IDLE_SETTLE_S = envInt('BENCH_IDLE_S', 15);
 
 /** NODE_OPTIONS as the systemd unit runs a sidecar (the one place the deployed flags are set). */
@@ -88,17 +111,19 @@ async function startPlant(kids, dir) {
     const started = await kids.daemon(name, args, { env });
     return { ...started, ...JSON.parse(started.first), localApi };
   };
+  const bare = await kids.daemon('bare-proxy', [doorDevice], { script: BARE_PROXY });
   const startMs = [];
   let door;
-  for (let i = 0; i < STARTS; i++) {
+  const starts = PROXY_ONLY ? 1 : STARTS;
+  for (let i = 0; i < starts; i++) {
     door = await sidecar('door1', 'config/door1.yaml', doorDevice, ['--activity-feed']);
     startMs.push(door.startMs);
-    if (i < STARTS - 1) await kids.stop(door.child);
+    if (i < starts - 1) await kids.stop(door.child);
   }
   // robot1 only requests; its device is never called, so no bridge listens on its socket.
   const robot = await sidecar('robot1', 'config/robot1.yaml', join(dir, 'robot1-device.sock'));
   startMs.push(robot.startMs);
-  return { log, store, bridge, door, robot, doorDevice, startMs };
+  return { log, store, bridge, bare: { ...bare, ...JSON.parse(bare.first) }, door, robot, doorDevice, startMs };
 }
 
 /**
@@ -138,42 +163,98 @@ async function clientLatency(robotApi) {
 }
 
 /**
- * Direct device calls and the same calls through the sidecar, interleaved in one run, and the
- * CPU time per call of the sidecar and, for scale, of the bridge (a bare node:http server).
+ * Direct device calls and the same calls through the sidecar and through the bare Node proxy,
+ * interleaved in one run (the order rotating, so drift in the machine's load stays out of the
+ * differences), and the CPU time per call of the sidecar, the bare proxy and, for scale, the
+ * bridge (a bare node:http server).
  */
-async function proxyOverhead({ door, bridge, doorDevice }) {
-  const cpu = await cpuOf([door.pid, bridge.pid]);
-  const direct = jsonClient({ socketPath: doorDevice });
-  const proxied = jsonClient({ address: door.address });
-  const ms = { direct: [], proxied: [] };
-  const call = (which, client, path) => async (warmup) => {
-    const t = performance.now();
-    const answer = await client.post(path, {});
-    if (!warmup) ms[which].push(performance.now() - t);
-    if (answer?.door !== 'open') throw new Error(`${which} open answered ${JSON.stringify(answer)}`);
+async function proxyOverhead({ door, bridge, bare, doorDevice }, path, body) {
+  const pids = [door.pid, bare.pid, bridge.pid];
+  const cpu = await cpuOf(pids);
+  const clients = {
+    direct: jsonClient({ socketPath: doorDevice }),
+    proxied: jsonClient({ address: door.address }),
+    bare: jsonClient({ address: bare.address }),
   };
-  const pair = [call('direct', direct, '/open'), call('proxied', proxied, '/workflows/open/execute')];
+  const ms = { direct: [], proxied: [], bare: [] };
+  const send = (client, p) => (body === undefined ? client.get(p) : client.post(p, body));
+  const call = (which, p) => async (warmup) => {
+    const t = performance.now();
+    const answer = await send(clients[which], p);
+    if (!warmup) ms[which].push(performance.now() - t);
+    if (answer === undefined || (body !== undefined && answer?.door !== 'open'))
+      throw new Error(`${which} ${p} answered ${JSON.stringify(answer)}`);
+  };
+  const calls = [call('direct', path.device), call('proxied', path.sidecar), call('bare', path.device)];
   try {
-    // Alternating which goes first keeps drift in the machine's load out of the difference.
     await timeEach(
       PROXY_N,
       async (i, warmup) => {
-        for (const one of i % 2 ? pair : [...pair].reverse()) await one(warmup);
+        for (let k = 0; k < calls.length; k++) await calls[(i + k) % calls.length](warmup);
       },
       PROXY_WARMUP,
     );
   } finally {
-    direct.close();
-    proxied.close();
+    Object.values(clients).forEach((c) => c.close());
   }
-  const [sidecarCpu, bridgeCpu] = (await cpuOf([door.pid, bridge.pid])).since(cpu);
-  const calls = PROXY_N + PROXY_WARMUP;
+  const [sidecarCpu, bareCpu, bridgeCpu] = (await cpuOf(pids)).since(cpu);
+  const n = PROXY_N + PROXY_WARMUP;
+  const overhead = (which) => median(ms[which]) - median(ms.direct);
   return {
     ...ms,
-    paired: ms.proxied.map((p, i) => p - ms.direct[i]),
-    cpuPerCall: sidecarCpu / calls,
-    bridgeCpuPerCall: bridgeCpu / (2 * calls),
+    overhead: overhead('proxied'),
+    bareOverhead: overhead('bare'),
+    cpuPerCall: sidecarCpu / n,
+    bareCpuPerCall: bareCpu / n,
+    bridgeCpuPerCall: bridgeCpu / (3 * n),
   };
+}
+
+/**
+ * Requests/s through a proxy at `address` with PROXY_CONNECTIONS connections, each sending
+ * POST `path` (the sidecar's workflow route, the bare proxy's device path) back to back for
+ * `seconds`, and the proxy's CPU time per call.
+ */
+async function proxyThroughput(address, pid, path, seconds) {
+  const pool = new Pool(address, { connections: PROXY_CONNECTIONS });
+  const body = '{}';
+  const cpu = await cpuOf([pid]);
+  let done = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
+      await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`POST ${path} -> ${res.statusCode}`);
+      done += 1;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: PROXY_CONNECTIONS }, loop));
+  } finally {
+    await pool.destroy();
+  }
+  const [used] = (await cpuOf([pid])).since(cpu);
+  return { perSecond: done / ((performance.now() - started) / 1000), cpuPerCall: used / done };
+}
+
+/** Sidecar and bare proxy throughput, alternating in PROXY_ROUNDS rounds; the medians of each. */
+async function proxyLoad({ door, bare }) {
+  const runs = { sidecar: [], bare: [] };
+  const seconds = PROXY_SECONDS / PROXY_ROUNDS;
+  for (let r = 0; r < PROXY_ROUNDS; r++) {
+    const order = r % 2 ? ['bare', 'sidecar'] : ['sidecar', 'bare'];
+    for (const which of order) {
+      const one =
+        which === 'sidecar'
+          ? await proxyThroughput(door.address, door.pid, '/workflows/open/execute', seconds)
+          : await proxyThroughput(bare.address, bare.pid, '/open', seconds);
+      runs[which].push(one);
+    }
+  }
+  const summary = (list) => ({ perSecond: median(list.map((x) => x.perSecond)), cpuPerCall: median(list.map((x) => x.cpuPerCall)) });
+  return { sidecar: summary(runs.sidecar), bare: summary(runs.bare) };
 }
 
 /** K requesters, each dispatching and awaiting the outcome until SECONDS are up. */
@@ -230,6 +311,33 @@ async function inProcessRows() {
   return rows;
 }
 
+/** The proxy hop's rows: latency of both routes, requests/s and CPU, each beside the bare Node proxy. */
+function proxyRows({ execute, state, load }) {
+  const ratio = (a, b) => `${round(a / b)}x the bare proxy`;
+  const latency = (label, p) => [
+    row(`${label}, direct (Unix socket)`, p.direct),
+    row(`${label} via sidecar`, p.proxied),
+    row(`${label} via bare Node proxy`, p.bare, { note: 'reference' }),
+    figure(`${label}: sidecar overhead (median difference)`, p.overhead, 'ms', {
+      n: PROXY_N,
+      aim: `< ${PROXY_OVERHEAD_AIM}x bare`,
+      note: `bare proxy ${round(p.bareOverhead)} ms: ${ratio(p.overhead, p.bareOverhead)}`,
+    }),
+    figure(`${label}: sidecar CPU per call`, p.cpuPerCall, 'ms', {
+      n: PROXY_N,
+      note: `bare proxy ${round(p.bareCpuPerCall)} ms, bridge ${round(p.bridgeCpuPerCall)} ms`,
+    }),
+  ];
+  return [
+    ...latency('POST /workflows/open/execute', execute),
+    ...latency('GET /state/door', state),
+    figure(`proxy throughput, ${PROXY_CONNECTIONS} connections`, load.sidecar.perSecond, 'req/s', {
+      aim: `>= ${PROXY_RATE_AIM}`,
+      note: `bare proxy ${Math.round(load.bare.perSecond)} req/s (${ratio(load.sidecar.perSecond, load.bare.perSecond)}); CPU/call sidecar ${round(load.sidecar.cpuPerCall)} ms, bare ${round(load.bare.cpuPerCall)} ms; ${PROXY_SECONDS} s each`,
+    }),
+  ];
+}
+
 /** The result table, in the order of the issue's rows. */
 function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
   const idleAim = `< ${IDLE_AIM_MB} MB`;
@@ -252,17 +360,7 @@ function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
       n: N,
       note: `door1 ${round(cpu[0])}, robot1 ${round(cpu[1])}, store ${round(cpu[2])}`,
     }),
-    row('device call, direct (Unix socket)', proxy.direct),
-    row('device call via sidecar proxy', proxy.proxied, { note: 'POST /workflows/open/execute' }),
-    figure('proxy overhead (median difference)', median(proxy.proxied) - median(proxy.direct), 'ms', {
-      n: PROXY_N,
-      aim: `< ${PROXY_AIM_MS} ms`,
-      note: `paired p50 ${round(median(proxy.paired))} ms`,
-    }),
-    figure('sidecar CPU per proxied call', proxy.cpuPerCall, 'ms', {
-      n: PROXY_N,
-      note: `bridge: ${round(proxy.bridgeCpuPerCall)} ms per call`,
-    }),
+    ...proxyRows(proxy),
     ...inProcess,
     figure('RSS door1 sidecar, idle', idle[0], 'MB', { aim: idleAim }),
     figure('RSS robot1 sidecar, idle', idle[1], 'MB', { aim: idleAim }),
@@ -271,8 +369,16 @@ function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
   ];
 }
 
+/** The proxy hop, both routes, then its throughput. */
+async function proxyHop(plant) {
+  const execute = await proxyOverhead(plant, { device: '/open', sidecar: '/workflows/open/execute' }, {});
+  const state = await proxyOverhead(plant, { device: '/state/door', sidecar: '/state/door' }, undefined);
+  return { execute, state, load: await proxyLoad(plant) };
+}
+
 async function measure(kids, dir) {
   const plant = await startPlant(kids, dir);
+  if (PROXY_ONLY) return proxyRows(await proxyHop(plant));
   const { door, robot } = plant;
   // Idle means settled: V8 gives back start-up garbage only after some seconds without work.
   await sleep(IDLE_SETTLE_S * 1000);
@@ -282,7 +388,7 @@ async function measure(kids, dir) {
   try {
     const e2e = await dispatchLatency(robotApi, watch, plant.log, [door.pid, robot.pid, plant.store.pid]);
     const client = await clientLatency(robotApi);
-    const proxy = await proxyOverhead(plant);
+    const proxy = await proxyHop(plant);
     const load = await throughput(robot, watch, [door.pid, robot.pid]);
     const inProcess = await inProcessRows();
     return tableRows({ startMs: plant.startMs, idle, e2e, client, proxy, load, inProcess });

@@ -61,6 +61,11 @@ const LANE_CASES: [string, Buffer][] = [
   ['a device timeout', post('/workflows/slow/execute', '{}', [auth])],
   ['a plain error', post('/workflows/broken/execute', '{}', [auth])],
   ['an escaped workflow name', post('/workflows/t%65xt/execute', '{}', [auth])],
+  ['a state read', rawHttp('GET', '/state/door', [auth])],
+  ['a state read with a query', rawHttp('GET', '/state/door?verbose=1', [auth])],
+  ['an escaped state name', rawHttp('GET', '/state/d%6For', [auth])],
+  ['a state getter that throws', rawHttp('GET', '/state/jammed', [auth])],
+  ['a state getter that times out', rawHttp('GET', '/state/slow', [auth])],
 ];
 
 /** Requests the lane must hand to express. */
@@ -81,9 +86,14 @@ const EXPRESS_CASES: [string, Buffer][] = [
   ['a trailing slash', post('/workflows/echo/execute/', '{}', [auth])],
   ['an upper-case path', post('/Workflows/echo/execute', '{}', [auth])],
   ['a bad escape in the name', post('/workflows/%E0%A4%A/execute', '{}', [auth])],
+  ['a state read without a token', rawHttp('GET', '/state/door')],
+  ['an unknown state', rawHttp('GET', '/state/missing', [auth])],
+  ['a HEAD of a state', rawHttp('HEAD', '/state/door', [auth])],
+  ['a POST to a state', post('/state/door', '{}', [auth])],
+  ['a state path with a trailing slash', rawHttp('GET', '/state/door/', [auth])],
 ];
 
-describe('the workflow fast lane', () => {
+describe('the fast lane of workflows and states', () => {
   const surface = fakeSurface({ token: TOKEN, bodyLimitBytes: 256, logger: logSink().logger });
   surface.workflows.set('echo', (args) => args);
   surface.workflows.set('nothing', () => undefined);
@@ -97,6 +107,11 @@ describe('the workflow fast lane', () => {
       ),
     ),
   );
+  surface.states.set('door', () => 'closed');
+  surface.states.set('jammed', () => {
+    throw new Error('the sensor is jammed');
+  });
+  surface.states.set('slow', () => surface.workflows.get('slow')!({}));
   surface.workflows.set('broken', () => {
     throw new Error('the door is jammed');
   });
@@ -147,5 +162,9 @@ describe('the workflow fast lane', () => {
     expect((await answer(LANE_CASES[8]![1])).status).toBe(422);
     expect(await answer(LANE_CASES[11]![1])).toEqual({ status: 504, body: { detail: expect.stringContaining('did not answer') } });
     expect(await answer(LANE_CASES[12]![1])).toEqual({ status: 500, body: { detail: 'Internal Server Error' } });
+    expect(await answer(LANE_CASES[14]![1])).toEqual({ status: 200, body: 'closed' });
+    expect(await answer(LANE_CASES[16]![1])).toEqual({ status: 200, body: 'closed' });
+    expect((await answer(LANE_CASES[17]![1])).status).toBe(500);
+    expect((await answer(LANE_CASES[18]![1])).status).toBe(504);
   });
 });

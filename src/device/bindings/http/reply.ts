@@ -16,6 +16,11 @@ function discard(body: IncomingMessage): void {
   body.destroy();
 }
 
+/** The chunks as one buffer; a reply that came in one chunk (most do) is not copied. */
+function joined(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
 function readLimited(body: IncomingMessage, declaredLength: number, maxBytes: number): Promise<LimitedBody> {
   if (declaredLength > maxBytes) {
     // Refused from the header alone, so a huge reply is never transferred.
@@ -36,7 +41,7 @@ function readLimited(body: IncomingMessage, declaredLength: number, maxBytes: nu
         resolve({ bytes: Buffer.concat(chunks), complete: false });
       }
     });
-    body.on('end', () => resolve({ bytes: Buffer.concat(chunks), complete: true }));
+    body.on('end', () => resolve({ bytes: joined(chunks), complete: true }));
     body.on('error', reject);
     body.on('close', () => reject(new Error('the connection closed before the reply was complete')));
   });
