@@ -23,10 +23,10 @@ export function withAccessLog(listener: RequestListener, logger: Logger, level: 
   if (level === 'silent' || !logger.isLevelEnabled(level)) return listener;
   const access = pinoHttp({
     logger: logger.child({}, { redact: { paths: REDACT_PATHS, censor: REDACTED } }),
-    useLevel: level as 'info',
+    useLevel: level,
     quietReqLogger: true,
     customSuccessMessage: () => 'request served',
-    customErrorMessage: () => 'request failed',
+    customErrorMessage: () => 'request served',
   });
   return (req, res) => {
     access(req, res);
