@@ -17,14 +17,14 @@ import { buildCli } from './support/cli-process.js';
 // A receiver that is only an event trigger: it acknowledges every Operation it is told of.
 let receiver: Server;
 // The traceparent header of each trigger the receiver got.
-const traceparents: (string | undefined)[] = [];
+const traceparents: string[] = [];
 let dir: string;
 let dataDir: string;
 
 beforeAll(async () => {
   expect(await buildCli()).toBe(true);
   receiver = createServer((req, res) => {
-    traceparents.push(req.headers.traceparent);
+    traceparents.push(String(req.headers.traceparent));
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {

@@ -12,7 +12,8 @@ import { REDACTED } from '../../src/http/access-log.js';
 import { parseTraceparent } from '../../src/tracing/trace-context.js';
 import { traceLogMixin } from '../../src/tracing/trace-scope.js';
 import { plant } from '../../src/vocab/index.js';
-import { middlewareSuite, OPEN, OPEN_REQUEST } from '../middleware/support/harness.js';
+import { startLocalApi } from '../../src/sidecar/local-api.js';
+import { middlewareSuite, OPEN, OPEN_REQUEST, until } from '../middleware/support/harness.js';
 
 const G = 'urn:test:tracing:propagation';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -106,6 +107,36 @@ describe('trace context from request to device call', () => {
       // Work outside the trace (heartbeats, registration) carries no trace id.
       expect(receiverLog.lines().find((l) => l.msg === 'operation done' && l.traceId !== TRACE)).toBeUndefined();
     } finally {
+      device.server.closeAllConnections();
+      device.server.close();
+    }
+  });
+
+  onStore("should continue the traceparent of the local API's POST /operations, and log its access without the token", async () => {
+    const device = await recordingDevice();
+    const callerLog = sink('info');
+    const api = await startLocalApi({
+      middleware: await caller(callerLog.logger),
+      listen: { port: 0, token: TOKEN },
+      logger: callerLog.logger,
+      accessLogLevel: 'info',
+    });
+    try {
+      await receiver(device.url, sink().logger);
+      const posted = await fetch(`${api.url}/operations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, traceparent: `00-${TRACE}-${PARENT}-01`, 'content-type': 'application/json' },
+        body: JSON.stringify(OPEN_REQUEST),
+      });
+      expect(posted.status).toBe(201);
+      await until(() => device.calls.length === 1, 'the device call');
+      expect(parseTraceparent(device.calls[0]!.traceparent)?.traceId).toBe(TRACE);
+      const lines = callerLog.lines();
+      expect(lines.find((l) => l.msg === 'operation requested')?.traceId).toBe(TRACE);
+      expect(lines.find((l) => l.msg === 'request served')).toMatchObject({ traceId: TRACE, res: { statusCode: 201 } });
+      expect(callerLog.text()).not.toContain(TOKEN);
+    } finally {
+      await api.close();
       device.server.closeAllConnections();
       device.server.close();
     }
