@@ -38,5 +38,9 @@ export {
   mintPossessionStateIri,
 } from './iri/mint.js';
 
+// Trace context: the W3C traceparent, and the pino mixin that puts traceId on a logger's lines.
+export { parseTraceparent, formatTraceparent, type TraceContext } from './tracing/trace-context.js';
+export { traceLogMixin } from './tracing/trace-scope.js';
+
 // Errors: every error class the package throws (`errors.ts` holds nothing else).
 export * from './errors.js';

@@ -477,6 +477,15 @@ export const SETTINGS = {
     commands: BOTH,
     description: 'trace, debug, info, warn, error, fatal or silent',
   },
+  'log.accessLevel': {
+    schema: { enum: LOG_LEVELS },
+    default: 'debug',
+    env: 'LOG_ACCESS_LEVEL',
+    flag: '--access-log-level <level>',
+    commands: BOTH,
+    description:
+      'level of the access log lines of the HTTP surface and the local API (one per request; Authorization redacted); silent: none',
+  },
   'log.pretty': {
     schema: bool,
     defaultText: 'when stderr is a TTY',

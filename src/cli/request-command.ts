@@ -13,6 +13,8 @@ import { expandIri } from './curie.js';
 import { CommandFailure, UsageError } from './exit-codes.js';
 import { cliLogger, integerFlag, logLevelOption, openStoreFromFlag, storeOption } from './flags.js';
 import type { CliIo } from './io.js';
+import type { Logger } from '../lib/logger.js';
+import { parseTraceparent } from '../tracing/trace-context.js';
 
 /** The `mode` of the log lines of `semantic-sidecar request`: a caller, not a resource or a watchdog. */
 export const REQUEST_MODE = 'request';
@@ -32,6 +34,7 @@ export interface RequestFlags {
   graph?: string;
   tokenFile?: string;
   logLevel?: string;
+  traceparent?: string;
 }
 
 const HELP = `
@@ -48,6 +51,9 @@ failed or --timeout passed, 2 usage error.
 A receiver whose HTTP surface requires a token gets the one in --token-file (or
 SIDECAR_OUTGOING_TOKEN_FILE, or SIDECAR_OUTGOING_TOKEN) as "Authorization: Bearer <token>".
 An https:// receiver with a private CA needs NODE_EXTRA_CA_CERTS=<ca.pem>.
+--traceparent (or TRACEPARENT) continues a W3C trace: the receiver's run and its device call
+carry its trace id (log lines "traceId", outgoing "traceparent" headers); without it a new
+trace starts, whose id the log lines of this command show.
 
 Examples:
   $ semantic-sidecar request --capability plant:DoorOpeningCapability --operation-class plant:OpenDoorOperation --store http://127.0.0.1:7878/sparql --wait
@@ -85,6 +91,17 @@ function outgoingToken(file: string | undefined, env: NodeJS.ProcessEnv): string
   return token;
 }
 
+/**
+ * The caller's `traceparent` to continue (`--traceparent`, else TRACEPARENT), or null for a new
+ * trace; an invalid one is ignored with a warning, as the W3C rules say, never an error.
+ */
+function tracedBy(value: string | undefined, logger: Logger): string | null {
+  if (!value) return null;
+  if (parseTraceparent(value) !== undefined) return value;
+  logger.warn({ traceparent: value }, 'the traceparent is not a valid W3C traceparent (version 00); a new trace is started');
+  return null;
+}
+
 /** `request`: dispatch, print the IRI, and with `--wait` the outcome. */
 export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> {
   const capabilityClass = expandIri(flags.capability, '--capability');
@@ -103,7 +120,8 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
     const ogm = new OGM({ store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     const outgoingTokens = token === undefined ? null : { default: token };
     const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger, outgoingTokens });
-    const operation = await mw.request({ capabilityClass, operationClass, targetResource, deadline }, (draft) => {
+    const traceparent = tracedBy(flags.traceparent, logger);
+    const operation = await mw.request({ capabilityClass, operationClass, targetResource, deadline, traceparent }, (draft) => {
       Object.assign(draft.data, data);
     });
     io.stdout.write(`${operation}\n`);
@@ -141,6 +159,9 @@ export function registerRequestCommand(program: Command, io: CliIo): void {
     .addOption(storeOption())
     .option('--graph <iri>', 'named graph of the instance data')
     .addOption(new Option('--token-file <file>', "file whose first line is the receiver's bearer token").env('SIDECAR_OUTGOING_TOKEN_FILE'))
+    .addOption(
+      new Option('--traceparent <value>', 'W3C traceparent of the trace this request continues (default: a new trace)').env('TRACEPARENT'),
+    )
     .addOption(logLevelOption())
     .addHelpText('after', HELP)
     .action(async (flags: RequestFlags) => runRequest(flags, io));

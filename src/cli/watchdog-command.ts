@@ -87,6 +87,7 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
       activityFeed: config.activityFeed,
       activityCapacity: config.activityCapacity,
       logger: root,
+      accessLogLevel: config.log.accessLevel,
     });
     if (flags.once) {
       io.stdout.write(`${JSON.stringify(await mw.sweep())}\n`);

@@ -4,6 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DeviceError } from '../device/errors.js';
 import type { Logger } from '../lib/logger.js';
 import { preview } from '../iri/validate.js';
 import { errorAnswer, HttpError } from './http-error.js';
@@ -34,7 +35,7 @@ export function methodNotAllowed(...methods: readonly string[]): RequestHandler 
  * What the log says of an expected failure: the error as pino's serializer shows it (type,
  * message, code, own fields) but without a stack, its own or its cause's: it is no bug.
  */
-function withoutStack(err: unknown): unknown {
+export function withoutStack(err: unknown): unknown {
   if (typeof err !== 'object' || err === null) return err;
   return Object.create(err, { stack: { value: undefined }, cause: { value: undefined } }) as unknown;
 }
@@ -42,14 +43,16 @@ function withoutStack(err: unknown): unknown {
 /**
  * Answers a failed request with {@link errorAnswer}. A 5xx is logged at error level: a fault
  * with the whole error (stack included, since its message is not served), the product's own
- * failures with their message only. A 4xx is logged at debug. A failure after the headers went
+ * failures with their message only; a device that failed (unreachable, timed out, answered an
+ * error) is an expected condition of the plant, logged at warn. A 4xx is logged at debug. A failure after the headers went
  * out (a stream) can only end the connection.
  * @example answerError(log, new TypeError('boom'), { method: 'POST', path: '/x' }, res); // 500 "Internal Server Error"
  */
 export function answerError(log: Logger, err: unknown, request: { method: string; path: string }, res: ServerResponse): void {
   const { status, detail, expected } = errorAnswer(err);
   if (status >= 500) {
-    log.error({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status }, 'request failed');
+    const level = err instanceof DeviceError ? 'warn' : 'error';
+    log[level]({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status }, 'request failed');
   } else if (log.isLevelEnabled('debug')) {
     log.debug({ method: request.method, path: request.path, status, detail }, 'request refused');
   }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
 import { ValueError } from '../errors.js';
+import { traceLogMixin } from '../tracing/trace-scope.js';
 
 export type { Logger } from 'pino';
 
@@ -48,7 +49,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const fd = options.destination ?? 1;
   const tty = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
   const target = (options.pretty ?? tty) ? prettyTarget() : undefined;
-  const settings = { level, ...(options.base === undefined ? {} : { base: options.base }) };
+  // Every line logged while a trace is current carries its traceId (see src/tracing).
+  const settings = { level, mixin: traceLogMixin, ...(options.base === undefined ? {} : { base: options.base }) };
   if (target !== undefined) {
     return pino(settings, pino.transport({ target, options: { destination: fd } }));
   }

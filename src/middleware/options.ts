@@ -123,6 +123,8 @@ export interface SemanticMiddlewareOptions {
   activityCapacity?: SettingValue<'activityCapacity'>;
   /** pino logger; default `createLogger()`. */
   logger?: Logger;
+  /** Level of the HTTP surface's access log lines (one per request); default `debug`; `silent`: none. */
+  accessLogLevel?: SettingValue<'log.accessLevel'>;
   /**
    * fetch used to deliver event triggers; default Node's global `fetch` (the one a remote store
    * uses too).
@@ -198,6 +200,7 @@ export interface ResolvedOptions {
   readonly activityFeed: boolean;
   readonly activityCapacity: number;
   readonly logger: Logger;
+  readonly accessLogLevel: SettingValue<'log.accessLevel'>;
   readonly fetch: FetchFunction;
   readonly shutdownGraceMs: number;
   readonly httpToken: string | undefined;

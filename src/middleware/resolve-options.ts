@@ -2,7 +2,7 @@ import { RuntimeError, ValueError } from '../errors.js';
 import { normalizeHttpAddress } from '../iri/address.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { createLogger, type Logger } from '../lib/logger.js';
-import { defaultOf, MAX_TIMER_MS } from '../settings.js';
+import { defaultOf, LOG_LEVELS, MAX_TIMER_MS, type SettingValue } from '../settings.js';
 import { OGM } from '../ogm/ogm.js';
 import { checkHttpToken, checkOutgoingTokens, checkTls } from './surface/security-options.js';
 import { checkConnectorCredentials } from '../connectors/credentials.js';
@@ -35,7 +35,15 @@ const DEFAULTS = Object.freeze({
   activityCapacity: defaultOf('activityCapacity'),
   shutdownGraceMs: defaultOf('shutdownGraceMs'),
   deviceHealthIntervalMs: defaultOf('device.healthIntervalMs'),
+  accessLogLevel: defaultOf('log.accessLevel'),
 });
+
+function checkLevel(value: unknown): SettingValue<'log.accessLevel'> {
+  const v = value ?? DEFAULTS.accessLogLevel;
+  if (!(LOG_LEVELS as readonly unknown[]).includes(v))
+    throw new ValueError(`accessLogLevel must be one of ${LOG_LEVELS.join(', ')}, got ${preview(v)}`);
+  return v as SettingValue<'log.accessLevel'>;
+}
 
 function checkMode(mode: unknown): typeof Mode.RESOURCE | typeof Mode.WATCHDOG {
   const value = mode ?? Mode.RESOURCE;
@@ -185,6 +193,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     activityFeed: bool(options.activityFeed, 'activityFeed', DEFAULTS.activityFeed),
     activityCapacity: checkCapacity(options.activityCapacity),
     logger: checkLogger(options.logger),
+    accessLogLevel: checkLevel(options.accessLogLevel),
     fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch') ?? (globalThis.fetch as FetchFunction),
     shutdownGraceMs: checkGrace(options.shutdownGraceMs),
     httpToken: checkHttpToken(options.httpToken),

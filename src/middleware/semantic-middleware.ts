@@ -9,6 +9,8 @@ import { handover, type HandoverBody, type HandoverOptions } from './operations/
 import { createApp } from './surface/app.js';
 import type { HttpSurface, StateGetter, WorkflowHandler } from './surface/contract.js';
 import { withWorkflowFastLane } from './surface/workflow-fast-lane.js';
+import { withAccessLog } from '../http/access-log.js';
+import { tracedListener } from '../tracing/traced-listener.js';
 import { buildSurface } from './surface/middleware-surface.js';
 import { Lifecycle } from './runtime/lifecycle.js';
 import { emitHeartbeat, sweep } from './runtime/liveness.js';
@@ -55,7 +57,9 @@ export class SemanticMiddleware {
   constructor(options: SemanticMiddlewareOptions) {
     this.#ctx = new MiddlewareContext(resolveOptions(options));
     this.#worker = new CallbackWorker(this.#ctx, (body, scope) => claimNext(this.#ctx, body, scope));
-    this.#lifecycle = new Lifecycle(this.#ctx, this.#worker, () => withWorkflowFastLane(this.#surface(), this.app));
+    this.#lifecycle = new Lifecycle(this.#ctx, this.#worker, () =>
+      tracedListener(withAccessLog(withWorkflowFastLane(this.#surface(), this.app), this.#ctx.logger, this.#ctx.options.accessLogLevel)),
+    );
   }
 
   /** The instance's mode. */

@@ -96,8 +96,10 @@ function resolveTiming(
 function resolveLog(ctx: ResolveContext): LogConfig {
   const level = at(ctx, ['log', 'level']);
   const pretty = at(ctx, ['log', 'pretty']);
+  const accessLevel = at(ctx, ['log', 'accessLevel']);
   return {
     level: (typeof level === 'string' ? level : defaultOf('log.level')) as LogConfig['level'],
+    accessLevel: (typeof accessLevel === 'string' ? accessLevel : defaultOf('log.accessLevel')) as LogConfig['accessLevel'],
     ...(typeof pretty === 'boolean' && { pretty }),
   };
 }

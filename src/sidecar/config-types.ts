@@ -133,6 +133,8 @@ export interface BrokerConfig extends BrokerFilesConfig {
 export interface LogConfig {
   /** Minimum level; default `info`. */
   level: LogLevel;
+  /** Level of the access log lines (HTTP surface and local API); default `debug`. */
+  accessLevel: LogLevel;
   /** Human-readable output (needs `pino-pretty`); undefined means "when stdout is a TTY". */
   pretty?: V<'log.pretty'>;
 }

@@ -145,6 +145,7 @@ function buildMiddleware(
     ...deviceHealthOptions(config, device, mqttWorkflows),
     ...securityOptionsOf(config),
     logger,
+    accessLogLevel: config.log.accessLevel,
   });
   for (const w of mqtt) mw.workflow(w.options, w.invoke);
   if (device !== undefined) {
@@ -170,7 +171,12 @@ async function startParts(config: SidecarConfig, mw: SemanticMiddleware, logger:
   logger.info({ service: mw.serviceIri, address: mw.address }, 'sidecar registered');
   if (api === false) return undefined;
   const listen: LocalApiListen = 'socket' in api ? { socket: api.socket } : { port: api.port, token: api.token };
-  return startLocalApi({ middleware: mw, listen, logger: logger.child({ component: 'local-api' }) });
+  return startLocalApi({
+    middleware: mw,
+    listen,
+    logger: logger.child({ component: 'local-api' }),
+    accessLogLevel: config.log.accessLevel,
+  });
 }
 
 /**

@@ -5,7 +5,10 @@
  * and hand a workpiece over in two steps. It is never exposed northbound.
  */
 import type express from 'express';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+import { withAccessLog } from '../http/access-log.js';
+import { defaultOf } from '../settings.js';
+import { tracedListener } from '../tracing/traced-listener.js';
 import { bearerAuth } from '../http/bearer-auth.js';
 import { closeServer } from '../http/close.js';
 import { jsonApp } from '../http/json-app.js';
@@ -27,6 +30,8 @@ export interface LocalApiOptions {
   middleware: SemanticMiddleware;
   listen: LocalApiListen;
   logger: Logger;
+  /** Level of the access log lines (one per request); default `debug`; `silent`: none. */
+  accessLogLevel?: string;
   /** Largest request body (default LIMITS.httpBodyLimitBytes). */
   bodyLimitBytes?: number;
   /** Time a begun handover may stay open (default LIMITS.localHandoverTtlMs). */
@@ -70,7 +75,7 @@ export function clearStaleSocket(path: string): Promise<void> {
   return removeStaleSocket(path, SOCKET_NAMES);
 }
 
-async function listenOn(app: express.Express, target: LocalApiListen): Promise<{ server: Server; url: string }> {
+async function listenOn(app: RequestListener, target: LocalApiListen): Promise<{ server: Server; url: string }> {
   if ('socket' in target) {
     const { server } = await listen(app, { socket: target.socket, mode: 0o600, names: SOCKET_NAMES });
     return { server, url: `unix:${target.socket}` };
@@ -89,7 +94,10 @@ async function listenOn(app: express.Express, target: LocalApiListen): Promise<{
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const handovers = new HandoverSessions((o, body) => options.middleware.handover(o, body), options.handoverTtlMs);
-  const { server, url } = await listenOn(buildApp(options, handovers), options.listen);
+  const app = tracedListener(
+    withAccessLog(buildApp(options, handovers), options.logger, options.accessLogLevel ?? defaultOf('log.accessLevel')),
+  );
+  const { server, url } = await listenOn(app, options.listen);
   options.logger.info({ url }, 'local API listening');
   return {
     url,

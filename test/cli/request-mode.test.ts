@@ -16,12 +16,15 @@ import { buildCli } from './support/cli-process.js';
 
 // A receiver that is only an event trigger: it acknowledges every Operation it is told of.
 let receiver: Server;
+// The traceparent header of each trigger the receiver got.
+const traceparents: string[] = [];
 let dir: string;
 let dataDir: string;
 
 beforeAll(async () => {
   expect(await buildCli()).toBe(true);
   receiver = createServer((req, res) => {
+    traceparents.push(String(req.headers.traceparent));
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
@@ -68,5 +71,22 @@ describe('request', () => {
     // One `mode` key per line: a repeated key would parse as its last value and hide the first.
     for (const raw of run.stderr.split('\n').filter((l) => l.startsWith('{')))
       expect(raw.match(/"mode":/gu)?.length ?? 0).toBeLessThanOrEqual(1);
+  }, 90_000);
+
+  it('should continue the trace of --traceparent (or TRACEPARENT) on its log lines and the event trigger', async () => {
+    const [trace, parent] = ['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331'];
+    const args = ['--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--store', dataDir];
+    traceparents.length = 0;
+    const run = await runCli(['request', ...args, '--traceparent', `00-${trace}-${parent}-01`], { timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
+    expect(jsonLines(run.stderr).find((l) => l.msg === 'operation requested')).toMatchObject({ traceId: trace });
+    expect(traceparents[0]).toMatch(new RegExp(`^00-${trace}-(?!${parent})[0-9a-f]{16}-01$`, 'u'));
+    // An invalid one from the environment is ignored with a warning: a new trace, and the request still goes out.
+    const env = { TRACEPARENT: 'not-a-traceparent' };
+    const fresh = await runCli(['request', ...args, '--log-level', 'warn'], { timeoutMs: 60_000, env });
+    expect(fresh.code).toBe(0);
+    expect(jsonLines(fresh.stderr).find((l) => l.traceparent === 'not-a-traceparent')).toMatchObject({ level: 40 });
+    expect(traceparents[1]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/u);
+    expect(traceparents[1]).not.toContain(trace);
   }, 90_000);
 });

@@ -76,7 +76,7 @@ describe('the error handler of a JSON app', () => {
     ]);
   });
 
-  it("should answer the product's 5xx error with its message and log it without a stack", async () => {
+  it("should answer a device failure's 5xx with its message and log it at warn without a stack", async () => {
     const call = { target: 'unix:/run/door.sock', method: 'POST', path: '/open' } as const;
     const { url, lines } = await failing(
       () => new DeviceUnreachableError('device unix:/run/door.sock refused the connection', call, 'ECONNREFUSED'),
@@ -84,7 +84,7 @@ describe('the error handler of a JSON app', () => {
     expect(await jsonOf(await fetch(url))).toEqual({ status: 502, body: { detail: 'device unix:/run/door.sock refused the connection' } });
     const [failed] = lines.filter((l) => l.msg === 'request failed');
     expect(failed).toMatchObject({
-      level: 50,
+      level: 40,
       status: 502,
       err: { type: 'DeviceUnreachableError', code: 'SM_DEVICE_UNREACHABLE', message: expect.stringContaining('refused') },
     });

@@ -41,7 +41,7 @@ describe('loadSidecarConfig defaults', () => {
       autoregisterConnectors: true,
       connectorSyncDirection: 'bidirectional',
       connectorMaxAge: null,
-      log: { level: 'info' },
+      log: { level: 'info', accessLevel: 'debug' },
       shutdownGraceMs: LIMITS.shutdownGraceMs,
     });
     expect(storeSpecOf(config.store)).toEqual({ kind: 'embedded', dataDir: join(state, 'store') });
@@ -255,6 +255,14 @@ const PRECEDENCE: Array<{
     flag: ['log.level', 'silent'],
     read: (c) => c.log.level,
     expect: ['warn', 'debug', 'silent'],
+  },
+  {
+    field: 'log.accessLevel',
+    file: 'log: { accessLevel: info }',
+    env: ['LOG_ACCESS_LEVEL', 'warn'],
+    flag: ['log.accessLevel', 'silent'],
+    read: (c) => c.log.accessLevel,
+    expect: ['info', 'warn', 'silent'],
   },
   {
     field: 'log.pretty',

@@ -2,12 +2,16 @@ import {
   OperationDeadlineError,
   OperationQueueEmpty,
   OperationResolutionError,
+  SemanticMiddlewareError,
   StoreError,
   TransitionConflictError,
   UnavailableError,
   ValueError,
 } from '../../errors.js';
 import type { Individual } from '../../ogm/ogm.js';
+import { DeviceError } from '../../device/errors.js';
+import { withoutStack } from '../../http/error-handler.js';
+import type { Logger } from '../../lib/logger.js';
 import { markOperationFailed, setOperationStatus } from '../../registration/operation-status.js';
 import { FailureKind, OperationStatus } from '../../vocab/status.js';
 import { sm } from '../../vocab/terms.js';
@@ -20,6 +24,8 @@ import type { ClassScope } from '../options.js';
 import { recordDone, recordFailure } from './terminal-write.js';
 import { resolveEntry } from './trigger.js';
 import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
+import { childSpan } from '../../tracing/trace-context.js';
+import { withTrace } from '../../tracing/trace-scope.js';
 
 /**
  * `claimNext`: the receiver side of an Operation's lifecycle. Pops the instance's FIFO queue,
@@ -156,8 +162,11 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
   ctx.requireStarted('claimNext');
   const { serviceIri } = ctx.service('claimNext');
   const taken = await take(ctx, serviceIri);
+  // The work continues the trace of the trigger that enqueued it, as a span of its own.
+  const { trace: parent } = taken.entry as QueueEntry;
+  const trace = parent && childSpan(parent);
   try {
-    return await run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri);
+    return await withTrace(trace, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri));
   } finally {
     taken.finish();
   }
@@ -186,7 +195,7 @@ async function run(
     if (claimed.result === undefined) claimed.result = returned;
     result = resultText(claimed.result);
   } catch (error) {
-    log.warn({ err: error }, 'operation failed');
+    logFailure(log, error);
     await recordFailure(ctx, taken, error, resourceIri);
     throw error;
   }
@@ -194,6 +203,17 @@ async function run(
   log.info('operation done');
   ctx.record('done', { operation: entry.operationIri, workflow: entry.workflowIri });
   return claimed.result;
+}
+
+/**
+ * A failed Operation in the log: a device failure (unreachable, timed out, an error answer) is
+ * the plant's expected trouble, at warn without a stack; the product's other errors at warn; any
+ * other error is a bug in the work function, at error with its stack.
+ */
+function logFailure(log: Logger, error: unknown): void {
+  if (error instanceof DeviceError) log.warn({ err: withoutStack(error) }, 'operation failed');
+  else if (error instanceof SemanticMiddlewareError) log.warn({ err: error }, 'operation failed');
+  else log.error({ err: error }, 'operation failed');
 }
 
 /** The Operation's `sm:deadline` as fetched, if it has one. */

@@ -8,6 +8,8 @@ import { outgoingTokenFor } from '../surface/security-options.js';
 import { parseDeadline } from './deadline.js';
 import { errorText } from './operation-data.js';
 import { deliverTrigger } from './trigger-delivery.js';
+import { childSpan, formatTraceparent, newTrace, parseTraceparent } from '../../tracing/trace-context.js';
+import { currentTrace, withTrace } from '../../tracing/trace-scope.js';
 
 /**
  * `request`: the caller side of dispatch. Discovery first, then the caller's body fills the
@@ -30,6 +32,12 @@ export interface RequestOptions {
    * text with its zone); one claimed later is failed with failure kind `deadline`. None when omitted.
    */
   deadline?: Date | string | null;
+  /**
+   * W3C `traceparent` of the caller's trace: the request, the receiver's run and its device call
+   * continue it (the same trace id on their log lines and outgoing headers). Default: the trace
+   * current in this process (a traced HTTP request), else a new trace; an invalid value is ignored.
+   */
+  traceparent?: string | null;
 }
 
 /** The draft the body of `request` fills in. */
@@ -57,7 +65,13 @@ export type RequestBody = (draft: OperationDraft) => unknown;
  * @throws ValueError / ValidationError / OntologyGroundTruthError for bad input, a past or
  *   malformed deadline included (nothing written).
  */
-export async function request(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
+export function request(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
+  const given = parseTraceparent(options?.traceparent);
+  const current = currentTrace();
+  return withTrace(given ? childSpan(given) : (current ?? newTrace()), () => dispatch(ctx, options, body));
+}
+
+async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
   ctx.requireNotStopped('request');
   if (typeof options !== 'object' || options === null) throw new ValueError(`request options must be an object, got ${preview(options)}`);
   if (body !== undefined && typeof body !== 'function') throw new ValueError(`request body must be a function, got ${typeof body}`);
@@ -81,7 +95,8 @@ export async function request(ctx: MiddlewareContext, options: RequestOptions, b
   const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
   try {
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
-    await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, { ...(token !== undefined && { token }) });
+    const traceparent = formatTraceparent(currentTrace()!);
+    await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, { ...(token !== undefined && { token }), traceparent });
   } catch (error) {
     log.warn({ err: error }, 'event trigger not delivered; reverting the Operation');
     try {

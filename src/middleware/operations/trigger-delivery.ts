@@ -11,6 +11,8 @@ export interface DeliveryOptions {
   token?: string;
   /** Time the receiver gets to answer; default `LIMITS.triggerTimeoutMs`. */
   timeoutMs?: number;
+  /** W3C `traceparent` sent with the trigger, so the receiver's work continues the caller's trace; default none. */
+  traceparent?: string;
 }
 
 /**
@@ -28,10 +30,11 @@ export async function deliverTrigger(
   operationIri: string,
   options: DeliveryOptions = {},
 ): Promise<void> {
-  const { token, timeoutMs = LIMITS.triggerTimeoutMs } = options;
+  const { token, timeoutMs = LIMITS.triggerTimeoutMs, traceparent } = options;
   const url = buildEventTriggerUrl(address);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (traceparent !== undefined) headers.traceparent = traceparent;
   let response: Awaited<ReturnType<FetchFunction>>;
   try {
     response = await fetch(url, {

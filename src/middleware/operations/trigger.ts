@@ -5,6 +5,7 @@ import type { MiddlewareContext } from '../runtime/context.js';
 import type { TriggerAnswer } from '../surface/contract.js';
 import { readOperationRoute } from './operation-route.js';
 import type { QueueEntry } from '../runtime/work-queue.js';
+import { currentTrace } from '../../tracing/trace-scope.js';
 
 /**
  * The receiver's event trigger (`POST /workflows/event_trigger/execute`): enqueues an existing,
@@ -54,7 +55,8 @@ export async function handleTrigger(ctx: MiddlewareContext, operationIri: unknow
   // Checked again after the read: the instance may have begun stopping, or a concurrent
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');
-  if (!ctx.queue.push(entry)) return answer;
+  const trace = currentTrace();
+  if (!ctx.queue.push(trace ? { ...entry, trace } : entry)) return answer;
   ctx.logger.debug({ operation: iri, workflow: entry.workflowName }, 'operation enqueued');
   ctx.record('trigger', { operation: iri, workflow: entry.workflowIri });
   onEnqueue();

@@ -4,6 +4,7 @@ import type { Claimed, ClaimBody } from '../operations/claim.js';
 import type { MiddlewareContext } from './context.js';
 import { backoffMs, sleep } from './loops.js';
 import type { ClassScope } from '../options.js';
+import { withTrace } from '../../tracing/trace-scope.js';
 
 /** A work function registered with `registerCallback`: its return value is the Operation's result. */
 export type OperationCallback = (claimed: Claimed) => unknown;
@@ -43,7 +44,8 @@ export class CallbackWorker {
   /** Starts draining when there is a callback, queued work and no drain running. */
   kick(): void {
     if (this.draining || !this.callback || this.ctx.phase !== 'started' || this.ctx.queue.size === 0) return;
-    this.draining = this.drain().finally(() => {
+    // Outside any trace: a drain kicked by a traced trigger runs other Operations too, each under its own.
+    this.draining = withTrace(undefined, () => this.drain()).finally(() => {
       this.draining = undefined;
       // An enqueue between the drain's last check and here found it still running.
       this.kick();

@@ -1,3 +1,5 @@
+import type { TraceContext } from '../../tracing/trace-context.js';
+
 /**
  * The instance's in-memory FIFO of triggered Operations (the spec's per-instance queue) and the
  * Operations it is running right now. Every change is synchronous, so an Operation taken by one
@@ -14,6 +16,8 @@ export interface QueueEntry {
   readonly claimSent?: boolean;
   /** Its `sm:deadline` as read with its Workflow: past it, the claim fails the Operation instead of running it. */
   readonly deadline?: Date;
+  /** The trace of the event trigger that enqueued it: its claim and device call continue that trace. */
+  readonly trace?: TraceContext;
 }
 
 /** An Operation taken from the queue and not finished yet. */

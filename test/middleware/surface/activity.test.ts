@@ -3,6 +3,7 @@ import { ActivityFeed } from '../../../src/middleware/runtime/activity-feed.js';
 import { createApp, type AppOptions } from '../../../src/middleware/surface/app.js';
 import { fakeSurface, jsonOf, serve, type Served } from './support/serve.js';
 import { openSse, type Frame, type SseStream } from './support/sse-client.js';
+import { EventStreamInterpreter, listenTo, type DispatchedEvent } from '../../support/event-source.js';
 
 async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -70,7 +71,7 @@ describe('GET /activity and /activity/stream', () => {
     const feed = new ActivityFeed(10);
     feed.record('registered', { service: 'urn:svc' });
     const url = await start(feed);
-    stream = await openSse(`${url}/activity/stream`);
+    stream = await openSse(`${url}/activity/stream?events=named`);
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const [held] = await stream.take(1);
     expect(held).toMatchObject({ id: '1', event: 'registered' });
@@ -92,7 +93,7 @@ describe('GET /activity and /activity/stream', () => {
     const feed = new ActivityFeed(3);
     for (let i = 0; i < 6; i += 1) feed.record('heartbeat');
     const url = await start(feed);
-    stream = await openSse(`${url}/activity/stream`, { 'last-event-id': '1' });
+    stream = await openSse(`${url}/activity/stream?events=named`, { 'last-event-id': '1' });
     const resumed = await stream.take(4);
     expect(resumed[0]!.event).toBe('dropped');
     expect(resumed[0]!.id).toBeUndefined();
@@ -104,7 +105,7 @@ describe('GET /activity and /activity/stream', () => {
     expect(seqs(await stream.take(2))).toEqual(['6', '7']);
     stream.close();
     // Last-Event-ID wins over ?after= (EventSource sends it on reconnect to the same URL).
-    stream = await openSse(`${url}/activity/stream?after=1`, { 'last-event-id': '6' });
+    stream = await openSse(`${url}/activity/stream?after=1&events=named`, { 'last-event-id': '6' });
     const [first] = await stream.take(1);
     expect(first).toMatchObject({ id: '7', event: 'done' });
   });
@@ -113,7 +114,7 @@ describe('GET /activity and /activity/stream', () => {
     const feed = new ActivityFeed(2);
     for (let i = 0; i < 5; i += 1) feed.record('sweep');
     const url = await start(feed);
-    stream = await openSse(`${url}/activity/stream`);
+    stream = await openSse(`${url}/activity/stream?events=named`);
     const frames = await stream.take(2);
     expect(frames.map((f) => f.event)).toEqual(['sweep', 'sweep']);
     expect(seqs(frames)).toEqual(['4', '5']);
@@ -129,7 +130,7 @@ describe('GET /activity and /activity/stream', () => {
   it('should end the stream when the feed closes', async () => {
     const feed = new ActivityFeed(2);
     const url = await start(feed);
-    stream = await openSse(`${url}/activity/stream`);
+    stream = await openSse(`${url}/activity/stream?events=named`);
     await until(() => feed.subscriberCount === 1, 'the stream to subscribe');
     feed.record('stopped');
     feed.close();
@@ -163,5 +164,55 @@ describe('GET /activity and /activity/stream', () => {
     await served!.close();
     served = undefined;
     await drained.catch(() => undefined);
+  });
+});
+
+describe('GET /activity/stream for EventSource.onmessage', () => {
+  let served: Served | undefined;
+  let close: (() => void) | undefined;
+  afterEach(async () => {
+    close?.();
+    await served?.close();
+  });
+
+  it('should deliver every entry, and the dropped marker, to a client listening only to message events', async () => {
+    const feed = new ActivityFeed(3);
+    for (let i = 0; i < 5; i += 1) feed.record('heartbeat');
+    served = await serve(createApp(fakeSurface({ activity: feed })));
+    const messages: DispatchedEvent[] = [];
+    close = await listenTo(`${served.url}/activity/stream?after=1`, 'message', (event) => messages.push(event));
+    await until(() => feed.subscriberCount === 1, 'the stream to subscribe');
+    feed.record('done', { operation: 'urn:op' });
+    await until(() => messages.length === 5, 'five messages');
+    expect(messages.map((m) => JSON.parse(m.data) as { kind: string })).toMatchObject([
+      { kind: 'dropped', dropped: 1 },
+      { kind: 'heartbeat', seq: 3 },
+      { kind: 'heartbeat', seq: 4 },
+      { kind: 'heartbeat', seq: 5 },
+      { kind: 'done', seq: 6, operation: 'urn:op' },
+    ]);
+    expect(messages.at(-1)!.lastEventId).toBe('6');
+  });
+
+  it('should refuse an unknown events value with 422', async () => {
+    served = await serve(createApp(fakeSurface({ activity: new ActivityFeed(2) })));
+    expect(await jsonOf(await fetch(`${served.url}/activity/stream?events=all`))).toEqual({
+      status: 422,
+      body: { detail: 'events must be "message" or "named", got "all"' },
+    });
+  });
+});
+
+describe('EventStreamInterpreter', () => {
+  it('should follow the HTML rules: CR/LF/CRLF, BOM, joined data, empty events skipped, named types', () => {
+    const interpreter = new EventStreamInterpreter();
+    const events = [
+      ...interpreter.push('\uFEFFid: 1\r\ndata: a\r'),
+      ...interpreter.push('\ndata:b\n\nevent: done\ndata\n\n: comment\n\nevent: x\n\r'),
+    ];
+    expect(events).toEqual([
+      { type: 'message', data: 'a\nb', lastEventId: '1' },
+      { type: 'done', data: '', lastEventId: '1' },
+    ]);
   });
 });

@@ -17,6 +17,8 @@ import { connectionFailure } from '../../failure.js';
 import { probeHealth } from '../../health.js';
 import { assertTimeout, shown } from '../../values.js';
 import { readReply } from './reply.js';
+import { formatTraceparent, TRACEPARENT_HEADER } from '../../../tracing/trace-context.js';
+import { currentTrace } from '../../../tracing/trace-scope.js';
 import { assertDevicePath, type HttpTarget } from './target.js';
 
 /**
@@ -172,6 +174,9 @@ export class HttpDeviceClient implements DeviceClient {
       request.on('error', reject);
       // Set here rather than in a headers object per call: the head is only written by end().
       if (body !== undefined) request.setHeader('content-length', Buffer.byteLength(body));
+      // The work's trace, so the device's own logs can join it (W3C Trace Context).
+      const trace = currentTrace();
+      if (trace !== undefined) request.setHeader(TRACEPARENT_HEADER, formatTraceparent(trace));
       request.end(body);
     });
   }

@@ -1,0 +1,35 @@
+/**
+ * Access logs: one pino line per request when it ends (method, URL, status, response time),
+ * through pino-http, at a level of their own so that an `info` logger stays quiet about them by
+ * default. Credentials never reach the log: the request's Authorization and Cookie headers and
+ * the response's Set-Cookie are redacted.
+ */
+import type { RequestListener } from 'node:http';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../lib/logger.js';
+
+/** What an access log line shows instead of a credential header. */
+export const REDACTED = '[redacted]';
+
+const REDACT_PATHS = ['req.headers.authorization', 'req.headers["proxy-authorization"]', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+/**
+ * Wraps a request listener with access logging at `level`. When `logger` would drop lines of
+ * that level (the default `debug` under an `info` logger), the listener is returned as it is:
+ * no per-request cost.
+ * @example createServer(withAccessLog(app, logger, 'info'))
+ */
+export function withAccessLog(listener: RequestListener, logger: Logger, level: string): RequestListener {
+  if (level === 'silent' || !logger.isLevelEnabled(level)) return listener;
+  const access = pinoHttp({
+    logger: logger.child({}, { redact: { paths: REDACT_PATHS, censor: REDACTED } }),
+    useLevel: level,
+    quietReqLogger: true,
+    customSuccessMessage: () => 'request served',
+    customErrorMessage: () => 'request served',
+  });
+  return (req, res) => {
+    access(req, res);
+    listener(req, res);
+  };
+}
