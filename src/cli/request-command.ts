@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { ValueError } from '../errors.js';
 import { tokenProblem } from '../http/bearer-auth.js';
 import { readSecretFile } from '../lib/secret-file.js';
+import { cliCaller } from '../lib/caller-identity.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { snapshotJson } from '../middleware/operations/operation-watch.js';
 import { OperationTimeoutError } from '../errors.js';
@@ -121,7 +122,8 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
     const outgoingTokens = token === undefined ? null : { default: token };
     const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger, outgoingTokens });
     const traceparent = tracedBy(flags.traceparent, logger);
-    const operation = await mw.request({ capabilityClass, operationClass, targetResource, deadline, traceparent }, (draft) => {
+    const request = { capabilityClass, operationClass, targetResource, deadline, traceparent, requestedBy: cliCaller() };
+    const operation = await mw.request(request, (draft) => {
       Object.assign(draft.data, data);
     });
     io.stdout.write(`${operation}\n`);

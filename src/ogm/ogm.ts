@@ -216,16 +216,17 @@ export class OGM {
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = await this.typesOf(iri, graph);
-    const { tbox, set, guards } = await this.withTbox((tbox) => {
+    const { tbox, set, absent, guards } = await this.withTbox((tbox) => {
       checkClasses(tbox, iri, classes);
       const set = resolveValues(tbox, iri, classes, input.set);
       const exact = resolveValues(tbox, iri, classes, input.guard ?? {});
       const oneOf = resolveValues(tbox, iri, classes, input.guardOneOf ?? {});
       checkMaxCounts(tbox, { focus: iri, classes, values: set });
-      return { tbox, set, guards: [...guardPatterns(iri, exact), ...oneOfPatterns(iri, oneOf)] };
+      const absent = new Set([...exact].filter(([, terms]) => terms.length === 0).map(([p]) => p));
+      return { tbox, set, absent, guards: [...guardPatterns(iri, exact), ...oneOfPatterns(iri, oneOf)] };
     });
     await this.checkShapes(tbox, graph, { focus: iri, classes, values: set }, new Set(set.keys()));
-    const update = commitUpdate(graph, iri, set, guards);
+    const update = commitUpdate(graph, iri, set, guards, absent);
     if (guards.length === 0) {
       await this.store.update(update);
       return { applied: true };

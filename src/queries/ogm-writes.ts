@@ -74,11 +74,18 @@ export function oneOfPatterns(iri: string, oneOf: PropertyValues): SparqlFragmen
  * branch binds the variable to one of the individual's types when the property has no value:
  * Virtuoso drops a whole solution (the INSERT too) when a DELETE template variable is unbound,
  * so the usual `OPTIONAL` would make a first write of a property silently do nothing there. The
- * stand-in triple `<s> <p> <type>` does not exist, so deleting it is harmless.
+ * stand-in triple `<s> <p> <type>` does not exist, so deleting it is harmless. A property in
+ * `guardedAbsent` (the guard requires it to have no value) is only inserted.
  */
-export function commitUpdate(graph: string, iri: string, set: PropertyValues, guards: readonly SparqlFragment[]): string {
+export function commitUpdate(
+  graph: string,
+  iri: string,
+  set: PropertyValues,
+  guards: readonly SparqlFragment[],
+  guardedAbsent: ReadonlySet<string> = new Set(),
+): string {
   const s = namedNode(iri);
-  return replaceUpdate(graph, s, set, [anchor(s), ...guards]);
+  return replaceUpdate(graph, s, set, [anchor(s), ...guards], false, guardedAbsent);
 }
 
 /**
@@ -98,8 +105,11 @@ function replaceUpdate(
   set: PropertyValues,
   where: readonly SparqlFragment[],
   optionalOld = false,
+  guardedAbsent: ReadonlySet<string> = new Set(),
 ): string {
-  const props = [...set.keys()].map((p) => namedNode(p));
+  // A property the guard requires to have no value has nothing to delete: each old-value UNION
+  // doubles the SQL Virtuoso generates, which refuses an update past 10 000 lines.
+  const props = [...set.keys()].filter((p) => !guardedAbsent.has(p)).map((p) => namedNode(p));
   const del = props.map((p, i) => sparql`${s} ${p} ${variable(`o${i}`)} .`);
   const old = props.map((p, i) => {
     const o = variable(`o${i}`);
@@ -109,7 +119,9 @@ function replaceUpdate(
   const inserts = valueTriples(s, set);
   // Virtuoso rejects an empty `INSERT { GRAPH <g> { } }`, so a pure removal has no INSERT clause.
   const insert = inserts.length > 0 ? sparql` INSERT { ${inGraph(graph, inserts)} }` : sparql``;
-  return sparql`DELETE { ${inGraph(graph, del)} }${insert} WHERE { ${inGraph(graph, [...where, ...old])} }`.text;
+  // Nor an empty `DELETE { GRAPH <g> { } }`: an insert-only commit has no DELETE clause.
+  const remove = del.length > 0 ? sparql`DELETE { ${inGraph(graph, del)} }` : sparql``;
+  return sparql`${remove}${insert} WHERE { ${inGraph(graph, [...where, ...old])} }`.text;
 }
 
 /** ASK that holds when the commit's guard holds (checked atomically by stores that can). */

@@ -77,6 +77,7 @@ export async function cancelOperation(ogm: OGM, operationIri: string, options: C
     const failed = {
       [svc.executionResult]: cancelReason(by, 'queued'),
       [svc.executionTimestamp]: now,
+      [sm.finishedAt]: now,
       [sm.failureKind]: FailureKind.CANCELLED,
       [sm.cancelledBy]: by,
     };

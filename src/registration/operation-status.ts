@@ -5,6 +5,7 @@ import { operationStatusesQuery } from '../queries/operations.js';
 import { FailureKind, isFailureKind, OperationStatus } from '../vocab/status.js';
 import { sm, svc } from '../vocab/terms.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
+import { checkDate } from './services.js';
 import { priorStatuses, transitionConflict } from './transitions.js';
 
 /** Options of {@link setOperationStatus}. */
@@ -12,6 +13,8 @@ export interface SetOperationStatusOptions extends GraphOption {
   operationIri: string;
   /** The new status. Only `running` (from `queued`) is written here; see OPERATION_TRANSITIONS. */
   status: OperationStatus;
+  /** `sm:claimedAt`, written in the same update; now when omitted. */
+  claimedAt?: Date | null;
 }
 
 /** Options of {@link recordTerminalStatus}. */
@@ -26,13 +29,13 @@ export interface RecordTerminalStatusOptions extends GraphOption {
   failureState?: string | null;
   /** `sm:failureKind`; only with status `failed`, where it defaults to `error`. */
   failureKind?: FailureKind | null;
-  /** `svc:executionTimestamp`; now when omitted. */
+  /** `svc:executionTimestamp` and `sm:finishedAt`; now when omitted. */
   timestamp?: Date | null;
 }
 
 /** Options of {@link markOperationFailed}. */
 export interface MarkOperationFailedOptions extends GraphOption {
-  /** `svc:executionTimestamp`; now when omitted (one sweep may pass one time for all). */
+  /** `svc:executionTimestamp` and `sm:finishedAt`; now when omitted (one sweep may pass one time for all). */
   timestamp?: Date | null;
   /** `sm:failureKind`, written next to the reason; default `error`. */
   kind?: FailureKind | null;
@@ -41,7 +44,7 @@ export interface MarkOperationFailedOptions extends GraphOption {
 /**
  * Moves an Operation from `queued` to `running` (the claim) in one compare-and-set commit: the
  * write applies only if the Operation holds exactly the status `queued`, so of several
- * concurrent claimers exactly one wins. Costs one request (plus one type read when the OGM has
+ * concurrent claimers exactly one wins. `sm:claimedAt` is written in the same update. Costs one request (plus one type read when the OGM has
  * not seen the Operation yet).
  * @throws ValueError for an unknown status or one this function may not write (`done` and
  *   `failed` need provenance: use recordTerminalStatus or markOperationFailed; nothing returns to
@@ -54,14 +57,15 @@ export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOp
   checkOptions(options, 'setOperationStatus');
   const iri = assertIri(options.operationIri, 'operationIri');
   const from = priorStatuses('setOperationStatus', options.status);
-  await transition(ogm, iri, options.status, from, {}, graphOf(ogm, options));
+  const claimedAt = checkDate(options.claimedAt ?? new Date(), 'claimedAt');
+  await transition(ogm, iri, options.status, from, { [sm.claimedAt]: claimedAt }, graphOf(ogm, options));
 }
 
 /**
  * Moves a `running` Operation to `done` or `failed` together with its provenance, in one
  * compare-and-set commit: `svc:operationStatus`, `svc:executedByWorkflow`,
- * `svc:executionTimestamp`, `svc:executionResult` and, when failed, `svc:failureState` and
- * `sm:failureKind`. The result, failure state and kind are replaced (removed when not given), so
+ * `svc:executionTimestamp`, `sm:finishedAt` (the same instant), `svc:executionResult` and, when
+ * failed, `svc:failureState` and `sm:failureKind`. The result, failure state and kind are replaced (removed when not given), so
  * the stored outcome is exactly this call's, never mixed with another writer's. A cancel requested
  * meanwhile (`sm:cancelRequested`) wins: the write then applies only with failure kind
  * `cancelled`, so a cancel that was acknowledged is never followed by `done`. One request.
@@ -81,15 +85,19 @@ export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStat
     throw new ValueError(`a failure state or kind is written only with status 'failed', not '${options.status}' (Operation <${iri}>)`);
   }
   const kind = failed ? checkKind(options.failureKind, iri) : undefined;
+  const finishedAt = checkDate(options.timestamp ?? new Date(), 'timestamp');
   const provenance: PropertyInputs = {
     [svc.executedByWorkflow]: workflow,
-    [svc.executionTimestamp]: options.timestamp ?? new Date(),
+    [svc.executionTimestamp]: finishedAt,
+    [sm.finishedAt]: finishedAt,
     [svc.executionResult]: options.result ?? [],
     [svc.failureState]: (failed ? options.failureState : undefined) ?? [],
     [sm.failureKind]: kind ?? [],
   };
-  const noCancel = kind === FailureKind.CANCELLED ? {} : { [sm.cancelRequested]: [] };
-  await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options), noCancel);
+  // A running Operation has no sm:finishedAt: guarding on it makes the commit insert it without
+  // a delete pattern, keeping the update within Virtuoso's limits (see commitUpdate).
+  const guard = { [sm.finishedAt]: [], ...(kind === FailureKind.CANCELLED ? {} : { [sm.cancelRequested]: [] }) };
+  await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options), guard);
 }
 
 /** The failure kind to write: `kind`, or `error` when none is given. */
@@ -103,7 +111,7 @@ function checkKind(kind: unknown, iri: string): FailureKind {
 /**
  * Moves a `queued` or `running` Operation to `failed` with a reason, in one compare-and-set
  * commit (the status must be exactly one of those two). As in the reference, the reason goes to
- * `svc:executionResult`, with `svc:executionTimestamp`; no Workflow provenance is written (none
+ * `svc:executionResult`, with `svc:executionTimestamp` and `sm:finishedAt`; no Workflow provenance is written (none
  * ran it to the end). Used to sweep a dead resource's Operations and to reclaim orphaned running
  * ones: recovery is never a silent replay. One request.
  * @throws ValueError for a reason that is not a string, or a malformed IRI.
@@ -121,9 +129,11 @@ export async function markOperationFailed(
   const iri = assertIri(operationIri, 'operationIri');
   if (typeof reason !== 'string') throw new ValueError(`reason must be a string, got ${typeof reason} (Operation <${iri}>)`);
   const from = priorStatuses('markOperationFailed', OperationStatus.FAILED);
+  const finishedAt = checkDate(options.timestamp ?? new Date(), 'timestamp');
   const outcome: PropertyInputs = {
     [svc.executionResult]: reason,
-    [svc.executionTimestamp]: options.timestamp ?? new Date(),
+    [svc.executionTimestamp]: finishedAt,
+    [sm.finishedAt]: finishedAt,
     [sm.failureKind]: checkKind(options.kind, iri),
   };
   await transition(ogm, iri, OperationStatus.FAILED, from, outcome, graphOf(ogm, options));

@@ -6,6 +6,7 @@ import { namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
 import { OperationStatus } from '../vocab/status.js';
 import { cfc, sm, svc, w3 } from '../vocab/terms.js';
+import { assertCaller } from './cancellation.js';
 import { assertClassRegistered, checkOptions, graphOf, type GraphOption } from './classes.js';
 import { checkDate } from './services.js';
 import { assertStatuses, priorStatuses } from './transitions.js';
@@ -34,6 +35,10 @@ export interface CreateOperationOptions extends GraphOption {
   data?: OperationData | null;
   /** `sm:deadline`: no receiver starts the Operation after this instant; none when omitted. */
   deadline?: Date | null;
+  /** `sm:requestedBy`: who requests it (see `src/lib/caller-identity.ts`); not written when omitted. */
+  requestedBy?: string | null;
+  /** `sm:createdAt`: when it was created; not written when omitted (`mw.request` always passes it). */
+  createdAt?: Date | null;
 }
 
 /** Options of {@link revertOperation}: the same values the Operation was created with. */
@@ -46,6 +51,10 @@ export interface RevertOperationOptions extends GraphOption {
   status?: OperationStatus;
   /** The deadline it was created with. */
   deadline?: Date | null;
+  /** The requester it was created with. */
+  requestedBy?: string | null;
+  /** The creation time it was created with. */
+  createdAt?: Date | null;
 }
 
 // Properties with their own parameter or written only by the status transitions; a data field
@@ -62,6 +71,10 @@ export const RESERVED_OPERATION_PROPERTIES: ReadonlySet<string> = new Set([
   sm.failureKind,
   sm.cancelRequested,
   sm.cancelledBy,
+  sm.requestedBy,
+  sm.createdAt,
+  sm.claimedAt,
+  sm.finishedAt,
 ]);
 const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/u;
 
@@ -93,26 +106,32 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): 
   priorStatuses('createOperation', status);
   const properties = dataProperties(options.data ?? {});
   const deadline = options.deadline == null ? {} : { [sm.deadline]: checkDate(options.deadline, 'deadline') };
+  const audit = {
+    ...(options.requestedBy != null && { [sm.requestedBy]: assertCaller(options.requestedBy, 'requestedBy') }),
+    ...(options.createdAt != null && { [sm.createdAt]: checkDate(options.createdAt, 'createdAt') }),
+  };
   const graph = graphOf(ogm, options);
   await assertClassRegistered(ogm, options.operationClass, cfc.Operation, options);
   return {
     iri,
     type: options.operationClass,
-    properties: { ...properties, ...deadline, [cfc.implementsCapability]: capability, [svc.operationStatus]: status },
+    properties: { ...properties, ...deadline, ...audit, [cfc.implementsCapability]: capability, [svc.operationStatus]: status },
     graph,
   };
 }
 
 /**
  * Creates an Operation in one OGM create (one `INSERT DATA`, one request once the OGM's TBox is
- * cached): its class, `cfc:implementsCapability`, `svc:operationStatus`, the data fields and,
- * when given, its `sm:deadline`.
+ * cached): its class, `cfc:implementsCapability`, `svc:operationStatus`, the data fields,
+ * and, when given, its `sm:deadline`, `sm:requestedBy` and `sm:createdAt`.
  * The Capability is not read: dispatch resolved it just before.
  * @param options.status `queued` (default) or `running`.
  * @param options.data domain fields; see {@link OperationData}. Status, capability, type, the
  *   provenance properties and this project's own Operation terms (`sm:`) are refused as data keys.
  * @param options.deadline the instant after which no receiver starts it (a past one is written
  *   as given: the Operation is then failed when claimed, never run).
+ * @param options.requestedBy who requests it (`sm:requestedBy`), a caller identity as `assertCaller` checks it.
+ * @param options.createdAt `sm:createdAt` (`mw.request` passes now); revert needs the same value.
  * @throws OntologyGroundTruthError if `operationClass` is missing or not `cfc:Operation` or a subclass.
  * @throws ValueError for a malformed IRI or data key, a status other than `queued`/`running`, or a deadline that is not a valid Date.
  * @throws ValidationError (nothing written) for an undeclared data property or one whose domain

@@ -1,11 +1,13 @@
 import { TransitionConflictError, ValidationError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import { mintPossessionStateIri } from '../iri/mint.js';
-import type { OGM } from '../ogm/ogm.js';
+import type { OGM, PropertyInputs } from '../ogm/ogm.js';
 import { pointsAtStateAsk } from '../queries/possession.js';
 import { namedNode, type Term } from '../store/terms.js';
-import { cfc } from '../vocab/terms.js';
+import { cfc, sm } from '../vocab/terms.js';
+import { assertCaller } from './cancellation.js';
 import { checkOptions, graphOf, type GraphOption } from './classes.js';
+import { checkDate } from './services.js';
 import { currentStates, severalStates } from './possession-reads.js';
 
 /**
@@ -21,8 +23,16 @@ export { counterpartHasComplementaryAbility, currentPossessor, findPossessionSta
 
 const node = (iri: string): Term => namedNode(iri);
 
+/** Who changes possession and when: written on the new PossessionState, in the same create. */
+export interface PossessionChangeAudit {
+  /** `sm:possessionChangedBy`: who initiates the change (see `src/lib/caller-identity.ts`); not written when omitted. */
+  changedBy?: string | null;
+  /** `sm:possessionChangedAt`; now when omitted. */
+  changedAt?: Date | null;
+}
+
 /** Options of {@link createPossession}. */
-export interface CreatePossessionOptions extends GraphOption {
+export interface CreatePossessionOptions extends GraphOption, PossessionChangeAudit {
   /** The workpiece; must already exist in the graph typed `cfc:Workpiece` or a subclass. */
   workpieceIri: string;
   /** The resource that comes to possess it. */
@@ -30,7 +40,7 @@ export interface CreatePossessionOptions extends GraphOption {
 }
 
 /** Options of {@link switchPossession}. */
-export interface SwitchPossessionOptions extends GraphOption {
+export interface SwitchPossessionOptions extends GraphOption, PossessionChangeAudit {
   /** The workpiece; must already be possessed (see {@link createPossession}). */
   workpieceIri: string;
   /** The resource that takes the workpiece over. */
@@ -45,7 +55,8 @@ export interface SwitchPossessionOptions extends GraphOption {
 
 /**
  * Gives a workpiece that is not possessed yet its first possessor, and returns the new
- * PossessionState IRI. Writes, in order: the PossessionState (one `ogm.create`), the possessor's
+ * PossessionState IRI. Writes, in order: the PossessionState with `sm:possessionChangedAt` and, when
+ * given, `sm:possessionChangedBy` (one `ogm.create`), the possessor's
  * `cfc:hasPossessor` (one atomic append on `ogm.db`), and the workpiece's
  * `cfc:hasPossessedWorkpiece` (one `ogm.commit`, applied only if the workpiece has none yet).
  * Requests, with warm caches: 3; a lost guard adds 1 (the removal). The possessor is not
@@ -68,7 +79,7 @@ export async function createPossession(ogm: OGM, options: CreatePossessionOption
   await assertWorkpiece(ogm, workpiece, graph);
   await writeState(
     ogm,
-    { graph, workpiece, possessor, state, expected: [] },
+    { graph, workpiece, possessor, state, expected: [], audit: changeAudit(options) },
     () =>
       new TransitionConflictError(
         `workpiece <${workpiece}> is already possessed (it has a cfc:hasPossessedWorkpiece in <${graph}>); use switchPossession to change its possessor`,
@@ -79,7 +90,8 @@ export async function createPossession(ogm: OGM, options: CreatePossessionOption
 
 /**
  * Hands a possessed workpiece over to a new possessor and returns the new PossessionState IRI.
- * The spec's steps, in order: mint and create a new PossessionState, append the new possessor's
+ * The spec's steps, in order: mint and create a new PossessionState (with when and by whom, as in
+ * {@link createPossession}), append the new possessor's
  * `cfc:hasPossessor`, then re-point the workpiece's `cfc:hasPossessedWorkpiece` in one guarded
  * `ogm.commit` (one atomic DELETE/INSERT). The previous state and its possessor link are kept as
  * history. Of several concurrent switches from one state exactly one applies.
@@ -116,7 +128,7 @@ export async function switchPossession(ogm: OGM, options: SwitchPossessionOption
   const prior = expected;
   await writeState(
     ogm,
-    { graph, workpiece, possessor, state, expected: [prior] },
+    { graph, workpiece, possessor, state, expected: [prior], audit: changeAudit(options) },
     () =>
       new TransitionConflictError(
         `workpiece <${workpiece}> no longer points at possession state <${prior}>: another change of possession won; the new state was removed and the current possession is unchanged`,
@@ -132,6 +144,16 @@ interface StateWrite {
   state: string;
   /** Exact current values of the workpiece's `cfc:hasPossessedWorkpiece` for the commit to apply. */
   expected: string[];
+  /** The state's own properties: when and by whom. */
+  audit: PropertyInputs;
+}
+
+/** The audit properties of a new PossessionState, checked before anything is sent. */
+function changeAudit(options: PossessionChangeAudit): PropertyInputs {
+  return {
+    [sm.possessionChangedAt]: checkDate(options.changedAt ?? new Date(), 'changedAt'),
+    ...(options.changedBy != null && { [sm.possessionChangedBy]: assertCaller(options.changedBy, 'changedBy') }),
+  };
 }
 
 /**
@@ -144,7 +166,7 @@ interface StateWrite {
  * leaves the workpiece pointing at a removed state (at worst an unreferenced state remains).
  */
 async function writeState(ogm: OGM, w: StateWrite, conflict: () => Error): Promise<void> {
-  const create = { iri: w.state, type: cfc.PossessionState, graph: w.graph };
+  const create = { iri: w.state, type: cfc.PossessionState, properties: w.audit, graph: w.graph };
   const { triples } = await ogm.createTriples(create);
   const written = [...triples, { subject: w.possessor, predicate: cfc.hasPossessor, object: node(w.state) }];
   const undo = async (): Promise<void> => {

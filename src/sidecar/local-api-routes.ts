@@ -18,7 +18,7 @@ import { methodNotAllowed } from '../http/error-handler.js';
 export interface LocalApiTarget {
   middleware: SemanticMiddleware;
   handovers: HandoverSessions;
-  /** The caller's identity, as the graph records it (who cancelled); see `src/lib/caller-identity.ts`. */
+  /** The caller's identity, as the graph records it (who requested, cancelled, handed over); see `src/lib/caller-identity.ts`. */
   caller: string;
 }
 
@@ -90,6 +90,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
         operationIri: iriField(body, 'operationIri', true),
         targetResource: iriField(body, 'targetResource', true),
         deadline: deadlineField(body),
+        requestedBy: target.caller,
       },
       (draft) => Object.assign(draft.data, data),
     );
@@ -119,7 +120,12 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
 
   router.post('/handovers', json, async (req, res) => {
     const body = bodyObject(req);
-    const options = { mode: iriField(body, 'mode')!, workpiece: iriField(body, 'workpiece')!, counterpart: iriField(body, 'counterpart')! };
+    const options = {
+      mode: iriField(body, 'mode')!,
+      workpiece: iriField(body, 'workpiece')!,
+      counterpart: iriField(body, 'counterpart')!,
+      by: target.caller,
+    };
     const handover = await target.handovers.begin(options);
     res.status(201).json({ handover, expiresInMs: LIMITS.localHandoverTtlMs });
   });

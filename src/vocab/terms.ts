@@ -179,6 +179,18 @@ export const sm = Object.freeze({
   cancelRequested: SM('cancelRequested'),
   /** `<op> sm:cancelledBy "<caller>"`: who cancelled the Operation (see `src/lib/caller-identity.ts`). */
   cancelledBy: SM('cancelledBy'),
+  /** `<op> sm:requestedBy "<caller>"`: who requested the Operation (see `src/lib/caller-identity.ts`); written at creation. */
+  requestedBy: SM('requestedBy'),
+  /** `<op> sm:createdAt "<dateTime>"`: when the Operation was created (same update as the create). */
+  createdAt: SM('createdAt'),
+  /** `<op> sm:claimedAt "<dateTime>"`: when a receiver moved it to `running` (same update as the claim). */
+  claimedAt: SM('claimedAt'),
+  /** `<op> sm:finishedAt "<dateTime>"`: when it reached `done` or `failed` (same update as the terminal status). */
+  finishedAt: SM('finishedAt'),
+  /** `<state> sm:possessionChangedAt "<dateTime>"`: when the change of possession this PossessionState records happened. */
+  possessionChangedAt: SM('possessionChangedAt'),
+  /** `<state> sm:possessionChangedBy "<caller>"`: who initiated that change (see `src/lib/caller-identity.ts`). */
+  possessionChangedBy: SM('possessionChangedBy'),
 });
 
 /**

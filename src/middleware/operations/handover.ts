@@ -1,5 +1,7 @@
 import { HandoverPreconditionError, ValueError } from '../../errors.js';
 import { assertIri, preview } from '../../iri/validate.js';
+import { libraryCaller } from '../../lib/caller-identity.js';
+import { assertCaller } from '../../registration/cancellation.js';
 import { counterpartHasComplementaryAbility, currentPossessor, switchPossession } from '../../registration/possession.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 
@@ -17,6 +19,8 @@ export interface HandoverOptions {
   workpiece: string;
   /** The resource taking the workpiece over; it needs an ability that `mes:complements` `mode`. */
   counterpart: string;
+  /** Who initiates the change, recorded as `sm:possessionChangedBy`; default this instance's Service IRI, else its resource IRI. */
+  by?: string | null;
 }
 
 /** The body of `handover`: the physical transfer; throwing aborts with no switch. */
@@ -38,6 +42,7 @@ export async function handover(ctx: MiddlewareContext, options: HandoverOptions,
   const mode = assertIri(options.mode, 'mode');
   const workpiece = assertIri(options.workpiece, 'workpiece');
   const counterpart = assertIri(options.counterpart, 'counterpart');
+  const by = assertCaller(options.by ?? libraryCaller(ctx.serviceIri, resourceIri), 'by');
   const [possession, complementary] = await Promise.all([
     currentPossessor(ctx.ogm, workpiece, ctx.graph),
     counterpartHasComplementaryAbility(ctx.ogm, counterpart, mode, ctx.graph),
@@ -57,9 +62,10 @@ export async function handover(ctx: MiddlewareContext, options: HandoverOptions,
     workpieceIri: workpiece,
     newPossessorIri: counterpart,
     expectedPossessionState: possession!.possessionState,
+    changedBy: by,
     ...ctx.graph,
   });
-  ctx.logger.info({ workpiece, counterpart, possessionState: state }, 'handover done');
-  ctx.record('handover', { workpiece, from: resourceIri, to: counterpart, mode, possessionState: state });
+  ctx.logger.info({ workpiece, counterpart, possessionState: state, by }, 'handover done');
+  ctx.record('handover', { workpiece, from: resourceIri, to: counterpart, mode, possessionState: state, by });
   return state;
 }

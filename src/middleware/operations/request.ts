@@ -2,6 +2,8 @@ import { TriggerDeliveryError, ValueError } from '../../errors.js';
 import { mintOperationIri } from '../../iri/mint.js';
 import { assertIri, preview } from '../../iri/validate.js';
 import { resolveDispatchTarget } from '../../registration/dispatch.js';
+import { libraryCaller } from '../../lib/caller-identity.js';
+import { assertCaller } from '../../registration/cancellation.js';
 import { createOperation, revertOperation, type OperationData } from '../../registration/operations.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import { outgoingTokenFor } from '../surface/security-options.js';
@@ -38,6 +40,11 @@ export interface RequestOptions {
    * current in this process (a traced HTTP request), else a new trace; an invalid value is ignored.
    */
   traceparent?: string | null;
+  /**
+   * Who requests it, recorded as `sm:requestedBy`; default this instance's Service IRI, else its
+   * resource IRI, else `library` (see `src/lib/caller-identity.ts`).
+   */
+  requestedBy?: string | null;
 }
 
 /** The draft the body of `request` fills in. */
@@ -79,6 +86,10 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
   const operationClass = assertIri(options.operationClass, 'operationClass');
   const operationIri = options.operationIri == null ? mintOperationIri(operationClass) : assertIri(options.operationIri, 'operationIri');
   const deadline = options.deadline == null ? null : parseDeadline(options.deadline, 'deadline');
+  const requestedBy = assertCaller(
+    options.requestedBy ?? libraryCaller(ctx.serviceIri, ctx.options.resourceIri ?? undefined),
+    'requestedBy',
+  );
   const target = await resolveDispatchTarget(ctx.ogm, capabilityClass, {
     targetResource: options.targetResource ?? null,
     freshWithinSeconds: ctx.options.stalenessThreshold,
@@ -90,7 +101,8 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
     target: Object.freeze({ capabilityIri: target.capabilityIri, serviceIri: target.serviceIri, address: target.serviceAddress }),
   };
   if (body) await body(draft);
-  const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, deadline, ...ctx.graph };
+  const audit = { requestedBy, createdAt: new Date() };
+  const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, deadline, ...audit, ...ctx.graph };
   await createOperation(ctx.ogm, created);
   const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
   try {
@@ -113,7 +125,7 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
     }
     throw error;
   }
-  log.info('operation requested');
-  ctx.record('request', { operation: operationIri, service: target.serviceIri, capability: target.capabilityIri });
+  log.info({ requestedBy }, 'operation requested');
+  ctx.record('request', { operation: operationIri, service: target.serviceIri, capability: target.capabilityIri, requestedBy });
   return operationIri;
 }

@@ -27,6 +27,12 @@ const SINGLE_VALUED = [
   sm.failureKind,
   sm.cancelRequested,
   sm.cancelledBy,
+  sm.requestedBy,
+  sm.createdAt,
+  sm.claimedAt,
+  sm.finishedAt,
+  sm.possessionChangedAt,
+  sm.possessionChangedBy,
 ] as const;
 
 /** Subject -> predicate -> values (IRIs or literal lexical forms). */
