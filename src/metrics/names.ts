@@ -42,11 +42,11 @@ export const METRICS = Object.freeze({
     'Time from claiming an Operation to writing its terminal status (receiver side), by outcome.',
     ['outcome'],
   ),
-  calls: metric('calls_total', 'Direct workflow and state calls on the HTTP surface, by call (workflow, state), name and outcome (ok, error).', [
-    'call',
-    'name',
-    'outcome',
-  ]),
+  calls: metric(
+    'calls_total',
+    'Direct workflow and state calls on the HTTP surface, by call (workflow, state), name and outcome (ok, error).',
+    ['call', 'name', 'outcome'],
+  ),
   callDuration: metric('call_duration_seconds', 'Time to answer a direct workflow or state call, by call and name.', ['call', 'name']),
   deviceUp: metric('device_up', '1 while the device answers its health probe (or nothing is probed), 0 while it does not.'),
   connectorsUp: metric('connectors_up', '1 while every semantic connector is connected (or there are none), 0 otherwise.'),
@@ -56,4 +56,6 @@ export const METRICS = Object.freeze({
 });
 
 /** Histogram buckets in seconds: from a fast local store request to a slow device call. */
-export const LATENCY_BUCKETS: readonly number[] = Object.freeze([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
+export const LATENCY_BUCKETS: readonly number[] = Object.freeze([
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+]);

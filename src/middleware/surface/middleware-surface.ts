@@ -44,7 +44,12 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
 }
 
 /** A registered call's handler, counted and timed once the instance has metrics. */
-function measured<H extends (...args: never[]) => unknown>(ctx: MiddlewareContext, call: SurfaceCall, name: string, handler: H | undefined): H | undefined {
+function measured<H extends (...args: never[]) => unknown>(
+  ctx: MiddlewareContext,
+  call: SurfaceCall,
+  name: string,
+  handler: H | undefined,
+): H | undefined {
   return handler && ctx.metrics ? (ctx.metrics.measured(call, name, handler) as H) : handler;
 }
 
