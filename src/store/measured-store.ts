@@ -25,13 +25,6 @@ export class MeasuredStore implements TripleStore {
 
   constructor(readonly inner: TripleStore) {}
 
-  /**
-   * `store` measured: itself when it is a MeasuredStore already, else a new one around it.
-   */
-  static of(store: TripleStore): MeasuredStore {
-    return store instanceof MeasuredStore ? store : new MeasuredStore(store);
-  }
-
   /** Adds an observer; returns the function that removes it again. */
   observe(observer: StoreObserver): () => void {
     this.#observers.add(observer);

@@ -65,6 +65,8 @@ export interface SparqlServer {
  * - an update answers 204, or, when it is one DELETE/INSERT ... WHERE operation, 200 with an
  *   update report telling whether its WHERE matched, checked atomically with the write; this
  *   makes the remote store's compare-and-set exact in one request (see `execute`);
+ * - `GET /metrics`: the requests served, by kind and outcome, with their latency, and the process
+ *   metrics, in the Prometheus text format (behind the token like `/sparql`);
  * - errors: 400 (malformed request, with the parser's message), 401, 404, 405, 406, 413, 415,
  *   500, and 503 while closing, as `text/plain`.
  *
