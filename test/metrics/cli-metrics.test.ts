@@ -4,15 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from '../support/build.js';
 import { ProcessGroup } from '../support/sidecar-process.js';
-import { parsePrometheusText, sampleValue, type Family } from '../support/prometheus-text.js';
+import { sampleValue, scrapeMetrics, type Family } from '../support/prometheus-text.js';
 import { startStore, startWatchdog } from '../e2e/support/daemons.js';
 
 const TOKEN = 'cli-metrics-token-0123456789';
 
-async function scrape(url: string, token?: string): Promise<Map<string, Family>> {
-  const res = await fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(200);
-  return parsePrometheusText(await res.text());
+function scrape(url: string, token?: string): Promise<Map<string, Family>> {
+  return scrapeMetrics(url, token === undefined ? {} : { authorization: `Bearer ${token}` });
 }
 
 describe('/metrics of the watchdog and store serve processes', () => {

@@ -7,18 +7,15 @@ import { openEmbeddedStore } from '../../src/store/embedded-store.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
 import { serveSparql } from '../../src/store/sparql-server.js';
 import { plant } from '../../src/vocab/index.js';
-import { parsePrometheusText, sampleValue, type Family } from '../support/prometheus-text.js';
+import { parsePrometheusText, sampleValue, scrapeMetrics, type Family } from '../support/prometheus-text.js';
 import { DOOR_STATE, middlewareSuite, OPEN, OPEN_REQUEST, until } from '../middleware/support/harness.js';
 
 const G = 'urn:test:metrics';
 const TOKEN = 'metrics-test-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-async function scrape(base: string, headers: Record<string, string> = AUTH): Promise<Map<string, Family>> {
-  const res = await fetch(`${base}/metrics`, { headers });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return parsePrometheusText(await res.text());
+function scrape(base: string, headers: Record<string, string> = AUTH): Promise<Map<string, Family>> {
+  return scrapeMetrics(`${base}/metrics`, headers);
 }
 
 /** A loopback HTTP device: `POST /open` answers, `POST /jam` fails, `GET /state/door` reads. */

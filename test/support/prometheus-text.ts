@@ -167,3 +167,15 @@ export function sampleValue(families: Map<string, Family>, name: string, labels:
   }
   return sum;
 }
+
+/**
+ * GETs `url` (a `/metrics` route), expects 200 with the exposition's content type, and parses it.
+ * @throws Error when the answer is no valid exposition.
+ */
+export async function scrapeMetrics(url: string, headers: Record<string, string> = {}): Promise<Map<string, Family>> {
+  const res = await fetch(url, { headers });
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${await res.text()}`);
+  const type = res.headers.get('content-type') ?? '';
+  if (!/^text\/plain; version=0\.0\.4/.test(type)) throw new Error(`GET ${url} answered content type ${JSON.stringify(type)}`);
+  return parsePrometheusText(await res.text());
+}
