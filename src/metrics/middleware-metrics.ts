@@ -35,6 +35,8 @@ export class MiddlewareMetrics {
   readonly #swept = counterOf(this.registry, METRICS.sweptServices);
   /** Operation IRI -> when it was claimed (performance.now()), until its terminal record. */
   readonly #claimedAt = new Map<string, number>();
+  /** `call/name` -> its measured handler. */
+  readonly #wrapped = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   readonly #unobserveStore: () => void;
 
   constructor(ctx: MiddlewareContext) {
@@ -94,9 +96,20 @@ export class MiddlewareMetrics {
 
   /**
    * `handler` measured as the direct `call` named `name` (a registered, so configured, name):
-   * counted by outcome and timed, its answer or error passed on unchanged.
+   * counted by outcome and timed, its answer or error passed on unchanged. Wrapped once per name,
+   * so the hot path allocates nothing (a name's handler never changes once the instance started).
    */
   measured<A extends unknown[]>(call: SurfaceCall, name: string, handler: (...args: A) => unknown): (...args: A) => Promise<unknown> {
+    const key = `${call}/${name}`;
+    let wrapped = this.#wrapped.get(key);
+    if (wrapped === undefined) {
+      wrapped = this.#wrap(call, name, handler as (...args: unknown[]) => unknown);
+      this.#wrapped.set(key, wrapped);
+    }
+    return wrapped;
+  }
+
+  #wrap(call: SurfaceCall, name: string, handler: (...args: unknown[]) => unknown): (...args: unknown[]) => Promise<unknown> {
     return async (...args) => {
       const end = this.#callDuration.startTimer({ call, name });
       let outcome = 'error';
