@@ -30,7 +30,7 @@ Sweeps Services whose heartbeat is older than --staleness-threshold seconds: der
 fails the Operations stranded on their resources (unless a surviving Service realizes the
 Operation's Capability). Sweeps at once, then every --sweep-interval seconds, until SIGTERM or
 SIGINT; with --once it sweeps one time and prints the swept Service IRIs as a JSON array.
-It serves GET /, /healthz, /readyz (and /activity with --activity-feed) on --host/--port.
+It serves GET /, /healthz, /readyz, /metrics (and /activity with --activity-feed) on --host/--port.
 Settings: flags > environment > --config file > defaults (the variables are those of start).
 Exit codes: 0 done or stopped by a signal, 1 failed, 2 bad configuration.
 

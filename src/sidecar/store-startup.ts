@@ -10,6 +10,7 @@ import { LIMITS } from '../limits.js';
 import { BUNDLED_ONTOLOGY_FILES } from '../ontology/files.js';
 import { ANY_TRIPLE_ASK } from '../queries/probes.js';
 import { loadOntologyFiles, provisionOntology } from '../ontology/provision.js';
+import { MeasuredStore } from '../store/measured-store.js';
 import { openStore } from '../store/open-store.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { storeSpecOf } from './config.js';
@@ -52,14 +53,15 @@ async function provision(store: TripleStore, config: SidecarConfig, logger: Logg
 
 /**
  * The configured store, answering, with the bundled ontology provisioned when
- * `provisionOntology` is set and the `ontologyFiles` loaded (both idempotent).
+ * `provisionOntology` is set and the `ontologyFiles` loaded (both idempotent). It is measured
+ * (a {@link MeasuredStore}), so the middleware on it counts its requests on `/metrics`.
  * @throws the abort reason when `signal` aborts the wait; ValueError for a bad ontology file.
  */
 export async function openConfiguredStore(config: SidecarConfig, logger: Logger, signal?: AbortSignal): Promise<TripleStore> {
   const store = await openWithRetry(config, logger, signal);
   try {
     await provision(store, config, logger);
-    return store;
+    return new MeasuredStore(store);
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;

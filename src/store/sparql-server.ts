@@ -6,10 +6,12 @@ import { secretMatcher } from '../http/bearer-auth.js';
 import { closeServer } from '../http/close.js';
 import { listen } from '../http/listen.js';
 import { LIMITS } from '../limits.js';
+import { METRICS_PATH } from '../metrics/names.js';
 import type { Logger } from '../lib/logger.js';
 import { errorAnswer, execute, type Answer } from './sparql-server-answer.js';
 import { authorize, ProtocolError, readOperation } from './sparql-server-request.js';
 import type { TripleStore } from './triple-store.js';
+import type { SparqlServerMetrics } from '../metrics/sparql-server-metrics.js';
 
 /** Options of {@link serveSparql}. */
 export interface SparqlServerOptions {
@@ -63,6 +65,8 @@ export interface SparqlServer {
  * - an update answers 204, or, when it is one DELETE/INSERT ... WHERE operation, 200 with an
  *   update report telling whether its WHERE matched, checked atomically with the write; this
  *   makes the remote store's compare-and-set exact in one request (see `execute`);
+ * - `GET /metrics`: the requests served, by kind and outcome, with their latency, and the process
+ *   metrics, in the Prometheus text format (behind the token like `/sparql`);
  * - errors: 400 (malformed request, with the parser's message), 401, 404, 405, 406, 413, 415,
  *   500, and 503 while closing, as `text/plain`.
  *
@@ -78,6 +82,8 @@ export interface SparqlServer {
  */
 export async function serveSparql(store: TripleStore, options: SparqlServerOptions = {}): Promise<SparqlServer> {
   const settings = checkOptions(options);
+  const { SparqlServerMetrics } = await import('../metrics/sparql-server-metrics.js');
+  settings.metrics = new SparqlServerMetrics();
   let closing = false;
   const listener = (req: IncomingMessage, res: ServerResponse): void => void handle(store, settings, () => closing, req, res);
   const target =
@@ -103,6 +109,8 @@ interface Settings {
   limit: number;
   /** Tells the token from anything else presented; undefined: no token required. */
   isToken: ((presented: string) => boolean) | undefined;
+  /** What `/metrics` serves; set once listening. */
+  metrics?: SparqlServerMetrics;
 }
 
 function checkOptions(options: SparqlServerOptions): Settings {
@@ -137,6 +145,12 @@ async function handle(
   let kind = 'request';
   let answer: Answer;
   try {
+    if (url.pathname === METRICS_PATH && settings.metrics !== undefined) {
+      authorize(req, settings.isToken);
+      answer = await metricsAnswer(req, settings.metrics);
+      send(res, answer);
+      return;
+    }
     if (url.pathname !== '/sparql')
       throw new ProtocolError(404, `no endpoint at ${JSON.stringify(url.pathname)}: the SPARQL endpoint is /sparql`);
     authorize(req, settings.isToken);
@@ -151,10 +165,18 @@ async function handle(
   // A refused request's body is read to its end, so the client gets to read the answer.
   if (!req.complete) req.resume();
   send(res, answer);
+  settings.metrics?.observe(kind, answer.status, (performance.now() - started) / 1000);
   settings.logger?.debug(
     { method: req.method, kind, status: answer.status, ms: Math.round((performance.now() - started) * 100) / 100 },
     'sparql request',
   );
+}
+
+/** `GET /metrics`: the endpoint's metrics as Prometheus text (405 for another method). */
+async function metricsAnswer(req: IncomingMessage, metrics: SparqlServerMetrics): Promise<Answer> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw new ProtocolError(405, 'GET /metrics only', { allow: 'GET, HEAD' });
+  const { contentType, body } = await metrics.text();
+  return { status: 200, type: contentType, body };
 }
 
 function send(res: ServerResponse, answer: Answer): void {

@@ -45,9 +45,9 @@ describe('the packed package', () => {
     expect([...named].filter((path) => !files.has(path) && ![...files].some((f) => f.startsWith(`${path}/`)))).toEqual([]);
   });
 
-  it('should ship nothing under examples/ but sources and docs', () => {
+  it('should ship nothing under examples/ but sources, ontologies and docs', () => {
     const examples = [...files].filter((path) => path.startsWith('examples/'));
     expect(examples.length).toBeGreaterThan(0);
-    expect(examples.filter((path) => !/\.(mjs|js|md)$/u.test(path))).toEqual([]);
+    expect(examples.filter((path) => !/\.(mjs|js|md|ttl)$/u.test(path))).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import type { ResolvedOptions } from '../options.js';
 import { DeviceWatch } from './device-watch.js';
 import { Registry } from './registry.js';
 import { WorkQueue } from './work-queue.js';
+import type { MiddlewareMetrics } from '../../metrics/middleware-metrics.js';
 
 /** The `mode` a logger binds already, if any (a duck-typed logger without `bindings` has none). */
 function ownMode(logger: Logger): unknown {
@@ -42,6 +43,8 @@ export class MiddlewareContext {
   phase: Phase = 'new';
   /** True while the Service is registered and reachable (set by start, cleared by stop). */
   registered = false;
+  /** The instance's `/metrics`, from its first start on. */
+  metrics: MiddlewareMetrics | undefined;
   private addressValue: string | undefined;
 
   constructor(readonly options: ResolvedOptions) {
@@ -123,6 +126,7 @@ export class MiddlewareContext {
   /** Records an activity entry when the feed is enabled. Details are plain facts, never secrets. */
   record(kind: ActivityKind, details: Record<string, unknown> = {}): void {
     this.activity?.record(kind, details);
+    this.metrics?.observe(kind, details);
   }
 }
 

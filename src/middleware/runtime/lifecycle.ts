@@ -10,6 +10,7 @@ import { listen } from '../../http/listen.js';
 import { isLoopbackHost } from '../../http/loopback.js';
 import { LIMITS } from '../../limits.js';
 import { FailureKind } from '../../vocab/status.js';
+import { loadMiddlewareMetrics } from '../../metrics/load.js';
 import { watchCancels } from './cancel-watch.js';
 import { becomeReachable, emitHeartbeat, sweep } from './liveness.js';
 import { runLoop, sleep } from './loops.js';
@@ -64,6 +65,7 @@ export class Lifecycle {
     const { host, port, ensureTransport, tls } = ctx.options;
     ctx.phase = 'starting';
     adviseOnOptions(ctx);
+    ctx.metrics ??= await loadMiddlewareMetrics(ctx);
     await ensureTransport?.(host, port);
     const bound = await listen(this.app(), { host, port }, { tls });
     this.httpServer = bound.server;
@@ -168,6 +170,7 @@ export class Lifecycle {
   private async stopOnce(): Promise<void> {
     const { ctx } = this;
     await this.starting?.catch(() => undefined);
+    ctx.metrics?.close();
     if (ctx.phase === 'new') {
       ctx.phase = 'stopped';
       ctx.activity?.close();

@@ -81,7 +81,8 @@ export async function becomeReachable(ctx: MiddlewareContext, again = false): Pr
  * @throws StoreError when the store fails.
  */
 export async function sweep(ctx: MiddlewareContext): Promise<string[]> {
-  const swept = await sweepStaleServices(ctx.ogm, ctx.options.stalenessThreshold, ctx.graph);
+  const run = (): Promise<string[]> => sweepStaleServices(ctx.ogm, ctx.options.stalenessThreshold, ctx.graph);
+  const swept = await (ctx.metrics ? ctx.metrics.timeSweep(run) : run());
   if (swept.length > 0) ctx.logger.info({ swept }, 'swept stale services');
   ctx.record('sweep', { swept });
   return swept;

@@ -12,6 +12,7 @@ import { patchRootRoutes } from './root-routes.js';
 import { mountActivity } from './routes/activity.js';
 import { mountActivityStream } from './routes/activity-stream.js';
 import { mountHealth, mountHealthMethods } from './routes/health.js';
+import { mountMetrics } from './routes/metrics.js';
 import { mountParameters } from './routes/parameters.js';
 import { mountState } from './routes/state.js';
 import { mountTrigger } from './routes/trigger.js';
@@ -37,7 +38,7 @@ export interface AppOptions {
  * - `GET /` welcome (JSON string), `GET /favicon.ico` 204;
  * - `POST /workflows/event_trigger/execute` → `surface.trigger`;
  * - `POST /workflows/:name/execute`, `GET /state/:name` → the registered handler's raw JSON;
- * - `GET /healthz`, `GET /readyz`; `GET /activity`, `GET /activity/stream` (SSE);
+ * - `GET /healthz`, `GET /readyz`; `GET /activity`, `GET /activity/stream` (SSE); `GET /metrics`;
  * - another method on one of these paths 405 with an `Allow` header; anything else 404;
  * - every error `{"detail": "..."}` with its status, a fault a generic 500 (see errorAnswer).
  *
@@ -67,6 +68,7 @@ export function createApp(surface: HttpSurface, options: AppOptions = {}): expre
     mountState(app, surface);
     mountParameters(app, surface, json);
     mountActivity(app, surface);
+    mountMetrics(app, surface);
     mountActivityStream(app, surface, {
       heartbeatMs: options.activityHeartbeatMs ?? LIMITS.activityStreamHeartbeatMs,
       maxBufferedBytes: options.activityMaxBufferedBytes ?? LIMITS.activityStreamMaxBufferedBytes,

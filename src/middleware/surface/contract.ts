@@ -8,6 +8,7 @@
 import type { Logger } from '../../lib/logger.js';
 import type { ActivityFeed } from '../runtime/activity-feed.js';
 import type { ConnectorSet } from '../../connectors/connector-set.js';
+import type { MetricsText } from '../../metrics/exposition.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -52,6 +53,8 @@ export interface HttpSurface {
   parameters?: ParameterSurface;
   /** The activity feed, when enabled; `/activity` answers 404 otherwise. */
   activity?: ActivityFeed;
+  /** The `GET /metrics` exposition; `/metrics` answers 404 without it. */
+  metrics?: () => Promise<MetricsText>;
   /** Largest accepted request body in bytes (default LIMITS.httpBodyLimitBytes). */
   bodyLimitBytes?: number;
   /**

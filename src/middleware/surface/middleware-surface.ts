@@ -6,6 +6,7 @@ import type { MiddlewareContext } from '../runtime/context.js';
 import type { HttpSurface } from './contract.js';
 import { Mode } from '../runtime/mode.js';
 import { handleTrigger } from '../operations/trigger.js';
+import type { SurfaceCall } from '../../metrics/middleware-metrics.js';
 
 /**
  * The {@link HttpSurface} one middleware instance serves: its registered workflows and state
@@ -16,8 +17,8 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
   const resource = ctx.options.mode === Mode.RESOURCE;
   return {
     welcome: APP_WELCOME,
-    workflow: (name) => ctx.registry.workflows.get(name)?.handler,
-    state: (name) => ctx.registry.states.get(name)?.getter,
+    workflow: (name) => measured(ctx, 'workflow', name, ctx.registry.workflows.get(name)?.handler),
+    state: (name) => measured(ctx, 'state', name, ctx.registry.states.get(name)?.getter),
     trigger: (operationIri) => {
       const down = ctx.device.unavailability;
       // Refused before the graph is read: the caller reverts its Operation and may pick another realizer.
@@ -36,9 +37,20 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
     },
     parameters: ctx.connectors,
     ...(ctx.activity ? { activity: ctx.activity } : {}),
+    metrics: () => (ctx.metrics ? ctx.metrics.text() : Promise.reject(new UnavailableError('metrics: the middleware is not started'))),
     ...(ctx.options.httpToken !== undefined && { token: ctx.options.httpToken }),
     logger: ctx.logger,
   };
+}
+
+/** A registered call's handler, counted and timed once the instance has metrics. */
+function measured<H extends (...args: never[]) => unknown>(
+  ctx: MiddlewareContext,
+  call: SurfaceCall,
+  name: string,
+  handler: H | undefined,
+): H | undefined {
+  return handler && ctx.metrics ? (ctx.metrics.measured(call, name, handler) as H) : handler;
 }
 
 /**
