@@ -78,12 +78,13 @@ describe.each(['embedded', 'remote'] as const)('workflows bound to MQTT on the %
     for (const southbound of [t, `:${port}`, `"${port}"`, `${port},`]) expect(outputs).not.toContain(southbound);
   });
 
+  // A control character a store keeps (NUL is refused by the stores themselves, before any recognition).
   test('should leave out workflows with hostile or missing topics, with a warning that shows no value', async () => {
     const t = topicPrefix();
     const hostile: WorkflowNode[] = [
       { holder: plant.door1, property: `${EX}hostile1`, ...CLOSE, commandTopic: `${t}/#`, responseTopic: `${t}/r1` },
       { holder: plant.door1, property: `${EX}hostile2`, ...CLOSE, commandTopic: `${t}/c2`, responseTopic: `${t}/+/r2` },
-      { holder: plant.door1, property: `${EX}hostile3`, ...CLOSE, commandTopic: `${t}/c3\u0000x`, responseTopic: `${t}/r3` },
+      { holder: plant.door1, property: `${EX}hostile3`, ...CLOSE, commandTopic: `${t}/c3\u0007x`, responseTopic: `${t}/r3` },
       { holder: plant.door1, property: `${EX}hostile4`, ...CLOSE, commandTopic: `${t}/c4` },
       { holder: plant.door1, property: `${EX}lock`, commandTopic: `${t}/c5`, responseTopic: `${t}/r5` },
     ];
