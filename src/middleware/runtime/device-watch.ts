@@ -42,7 +42,7 @@ export class DeviceWatch {
   }
 
   /**
-   * The first probe, at start: one failure marks the device down, with a warning at once. Call it
+   * The first probe, at start: a refusal marks the device down, with a warning at once. Call it
    * before the Service becomes reachable, then {@link DeviceWatch.writeGraph}.
    */
   async first(): Promise<void> {
