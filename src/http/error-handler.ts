@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import { preview } from '../iri/validate.js';
 import { errorAnswer, HttpError } from './http-error.js';
 import { writeJson } from './json-response.js';
+import { callerOf } from './token-callers.js';
 
 /** Answers 404 `{"detail": "no route for GET \"/x\""}` for whatever no route matched. */
 export const notFound: RequestHandler = (req, _res, next) => {
@@ -52,9 +53,10 @@ export function answerError(log: Logger, err: unknown, request: { method: string
   const { status, detail, expected } = errorAnswer(err);
   if (status >= 500) {
     const level = err instanceof DeviceError ? 'warn' : 'error';
-    log[level]({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status }, 'request failed');
+    const caller = callerOf(res)?.id;
+    log[level]({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status, caller }, 'request failed');
   } else if (log.isLevelEnabled('debug')) {
-    log.debug({ method: request.method, path: request.path, status, detail }, 'request refused');
+    log.debug({ method: request.method, path: request.path, status, detail, caller: callerOf(res)?.id }, 'request refused');
   }
   if (res.headersSent) {
     res.destroy();

@@ -1,8 +1,9 @@
 /**
- * Who asks for something: the one place a caller's identity is named for what the graph and the
- * logs record about it (today: who cancelled an Operation). The local API has no named callers
- * yet: whoever reaches its owner-only socket, or holds its one token, is the same caller, so the
- * names below say which door was used, not who came through it. Named tokens replace them here.
+ * Who asks for something: the one place a caller's identity is named for what the graph, the
+ * logs and the activity feed record about it (who requested or cancelled an Operation, who
+ * called a workflow). A named token (src/http/named-tokens.ts) names its holder,
+ * `token:<name>`; without one the names below say which door was used: the local API's
+ * owner-only socket, a server's one unnamed token, a server without a token.
  */
 import { userInfo } from 'node:os';
 
@@ -12,8 +13,8 @@ export const LOCAL_API_SOCKET_CALLER = 'local-api:socket';
 /** A caller of the local API over loopback TCP with the local API's token. */
 export const LOCAL_API_TOKEN_CALLER = 'local-api:token';
 
-/** The identity of a local API caller: which way it came in (see the module's note). */
-export function localApiCaller(listen: { socket: string } | { token: string }): string {
+/** The identity of a local API caller without a named token: which way it came in (see the module's note). */
+export function localApiCaller(listen: { socket: string } | { token: unknown }): string {
   return 'socket' in listen ? LOCAL_API_SOCKET_CALLER : LOCAL_API_TOKEN_CALLER;
 }
 
@@ -36,3 +37,14 @@ export function cliCaller(): string {
 export function libraryCaller(serviceIri: string | undefined, resourceIri: string | undefined): string {
   return serviceIri ?? resourceIri ?? 'library';
 }
+
+/** The identity behind a named token: `token:<name>` (see `src/http/named-tokens.ts`). */
+export function tokenCaller(name: string): string {
+  return `token:${name}`;
+}
+
+/** A caller of the HTTP surface with its one unnamed token. */
+export const HTTP_TOKEN_CALLER = 'http:token';
+
+/** A caller of an HTTP surface that needs no token. */
+export const HTTP_OPEN_CALLER = 'http:open';

@@ -5,14 +5,19 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** The secret in `file`, or what is wrong with the file (without its content). */
-export function readSecretFile(file: string): { secret: string } | { problem: string } {
-  let content: string;
+/** The whole text of a secret file (a file of named tokens), or what is wrong with it (without its content). */
+export function readSecretText(file: string): { text: string } | { problem: string } {
   try {
-    content = readFileSync(file, 'utf8');
+    return { text: readFileSync(file, 'utf8') };
   } catch (error) {
     return { problem: `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}` };
   }
-  const secret = content.split(/\r?\n/u)[0] ?? '';
+}
+
+/** The secret in `file`, or what is wrong with the file (without its content). */
+export function readSecretFile(file: string): { secret: string } | { problem: string } {
+  const read = readSecretText(file);
+  if ('problem' in read) return read;
+  const secret = read.text.split(/\r?\n/u)[0] ?? '';
   return secret === '' ? { problem: 'holds an empty first line (expected the secret on the first line)' } : { secret };
 }

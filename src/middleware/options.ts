@@ -5,6 +5,7 @@ import type { ConnectorCredentials, ResolvedConnectorCredentials } from '../conn
 import type { ConnectorRegistry } from '../connectors/registry.js';
 import type { SyncDirection } from '../connectors/wiring.js';
 import type { Mode } from './runtime/mode.js';
+import type { NamedToken } from '../http/named-tokens.js';
 
 /**
  * The fetch scope of a claimed Operation: which property chains `ogm.fetch` follows when the
@@ -135,10 +136,13 @@ export interface SemanticMiddlewareOptions {
   /**
    * Bearer token every route of the HTTP surface requires except `GET /`, `/favicon.ico`,
    * `/healthz` and `/readyz` (`Authorization: Bearer <token>`; else 401): at least
-   * `LIMITS.minTokenLength` visible ASCII characters. Default `null`: no authentication, as the
-   * Python reference (a warning is logged when the host is not loopback).
+   * `LIMITS.minTokenLength` visible ASCII characters. Or named tokens (`{ name, token,
+   * workflows? }`): each caller is then named `token:<name>` in logs, the activity feed and the
+   * graph, and a token with `workflows` may run only those (403 for any other call but a read).
+   * Default `null`: no authentication, as the Python reference (a warning is logged when the
+   * host is not loopback).
    */
-  httpToken?: string | null;
+  httpToken?: string | readonly NamedToken[] | null;
   /** Tokens sent with outgoing event triggers; see {@link OutgoingTokens}. Default none. */
   outgoingTokens?: OutgoingTokens | null;
   /**
@@ -203,7 +207,7 @@ export interface ResolvedOptions {
   readonly accessLogLevel: SettingValue<'log.accessLevel'>;
   readonly fetch: FetchFunction;
   readonly shutdownGraceMs: number;
-  readonly httpToken: string | undefined;
+  readonly httpToken: string | readonly NamedToken[] | undefined;
   readonly outgoingTokens: ResolvedOutgoingTokens | undefined;
   readonly tls: TlsOptions | undefined;
   readonly deviceHealth: DeviceHealthProbe | undefined;

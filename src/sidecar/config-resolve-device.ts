@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
 import { parseDeviceTarget } from '../device/index.js';
 import { ValueError } from '../errors.js';
-import { LIMITS } from '../limits.js';
 import { defaultOf } from '../settings.js';
 import { nameIn, sourceAt, systemdDirectory } from './config-layers.js';
 import type { DeviceConfig, LocalApiConfig, StateConfig, WorkflowConfig } from './config-types.js';
@@ -15,7 +14,7 @@ import {
   devicePathProblem,
   expandIri,
   nameProblem,
-  readSecret,
+  readTokens,
   report,
   socketPathProblem,
   at,
@@ -158,10 +157,14 @@ function loopbackApi(ctx: ResolveContext, port: unknown): LocalApiConfig | false
     return false;
   }
   const file = absolutePath(ctx, ['localApi', 'tokenFile'], tokenFile);
-  const token = readSecret(ctx, ['localApi', 'tokenFile'], file);
-  if (token !== undefined && token.length < LIMITS.minTokenLength) {
-    report(ctx, ['localApi', 'tokenFile'], `holds a token of ${token.length} characters; use at least ${LIMITS.minTokenLength}`, file);
-  }
+  const token = readTokens(ctx, ['localApi', 'tokenFile'], file);
+  if (token !== undefined && typeof token !== 'string' && token.some((t) => t.workflows !== undefined))
+    report(
+      ctx,
+      ['localApi', 'tokenFile'],
+      'limits a token to workflows, which the local API runs none of by name: drop the third field',
+      file,
+    );
   return typeof port === 'number' && token !== undefined ? { port, tokenFile: file, token } : false;
 }
 

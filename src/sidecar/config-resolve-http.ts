@@ -10,7 +10,8 @@ import { tokenProblem } from '../http/bearer-auth.js';
 import { tlsProblem } from '../middleware/surface/security-options.js';
 import { joinField } from './config-issues.js';
 import type { HttpConfig, OutgoingTokensConfig } from './config-types.js';
-import { absolutePath, httpUrlProblem, readSecret, report, at, textAt, type ResolveContext } from './config-values.js';
+import { absolutePath, httpUrlProblem, readSecret, readTokens, report, at, textAt, type ResolveContext } from './config-values.js';
+import type { TokenSet } from '../http/named-tokens.js';
 
 /** Reads the token in `file` (its first line) and checks it; undefined after reporting a problem. */
 function tokenOfFile(ctx: ResolveContext, path: string[], file: string): string | undefined {
@@ -21,13 +22,16 @@ function tokenOfFile(ctx: ResolveContext, path: string[], file: string): string 
 }
 
 /**
- * A token given directly (the environment's secret at `secretPath`) or as a file (`filePath`).
- * A higher layer naming one drops the other (config-layers); both from one layer is a problem.
+ * A token given directly (the environment's secret at `secretPath`) or as a file (`filePath`;
+ * with `named`, a file of named tokens, see src/http/named-tokens.ts). A higher layer naming one
+ * drops the other (config-layers); both from one layer is a problem.
  */
-function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[]): { file?: string; token?: string } {
+function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[]): { file?: string; token?: string };
+function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[], named: 'named'): { file?: string; token?: TokenSet };
+function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[], named?: 'named'): { file?: string; token?: TokenSet } {
   const secret = textAt(ctx, secretPath);
-  const named = textAt(ctx, filePath);
-  if (secret !== undefined && named !== undefined) {
+  const given = textAt(ctx, filePath);
+  if (secret !== undefined && given !== undefined) {
     report(ctx, secretPath, `and ${joinField(filePath)} are both set: give the token or the file holding it, not both`);
     return {};
   }
@@ -36,9 +40,9 @@ function tokenAt(ctx: ResolveContext, secretPath: string[], filePath: string[]):
     if (problem !== undefined) report(ctx, secretPath, `the token ${problem}`);
     return problem === undefined ? { token: secret } : {};
   }
-  if (named === undefined) return {};
-  const file = absolutePath(ctx, filePath, named);
-  const token = tokenOfFile(ctx, filePath, file);
+  if (given === undefined) return {};
+  const file = absolutePath(ctx, filePath, given);
+  const token = named ? readTokens(ctx, filePath, file) : tokenOfFile(ctx, filePath, file);
   return { file, ...(token !== undefined && { token }) };
 }
 
@@ -78,7 +82,7 @@ async function resolveTls(ctx: ResolveContext): Promise<Pick<HttpConfig, 'tlsCer
 
 /** `http`: the surface's token and TLS, or undefined when none is set (open, plain HTTP). */
 export async function resolveHttp(ctx: ResolveContext): Promise<HttpConfig | undefined> {
-  const { file, token } = tokenAt(ctx, ['http', 'token'], ['http', 'tokenFile']);
+  const { file, token } = tokenAt(ctx, ['http', 'token'], ['http', 'tokenFile'], 'named');
   const http: HttpConfig = {
     ...(file !== undefined && { tokenFile: file }),
     ...(token !== undefined && { token }),

@@ -8,6 +8,7 @@
  * defaults) is stated here.
  */
 import type { ConnectorCredentials } from '../connectors/credentials.js';
+import type { TokenSet } from '../http/named-tokens.js';
 import type { SettingPath, SettingValue } from '../settings.js';
 
 type V<P extends SettingPath> = SettingValue<P>;
@@ -69,10 +70,10 @@ export type LocalApiConfig =
   | {
       /** Loopback (127.0.0.1) port to serve on; 0 picks a free one. */
       port: V<'localApi.port'>;
-      /** File whose first line is the bearer token callers must send. */
+      /** File of the bearer token callers must send, or of named tokens (see src/http/named-tokens.ts). */
       tokenFile: V<'localApi.tokenFile'>;
-      /** Resolved secret: the token read from `tokenFile`. Never logged. */
-      token: string;
+      /** Resolved secret: the token, or the named tokens, read from `tokenFile`. Never logged. */
+      token: TokenSet;
     };
 
 /**
@@ -80,14 +81,14 @@ export type LocalApiConfig =
  * Absent from the resolved config when nothing is set (no token, plain HTTP).
  */
 export interface HttpConfig {
-  /** File whose first line is the bearer token callers must send. */
+  /** File of the bearer token callers must send, or of named tokens (see src/http/named-tokens.ts). */
   tokenFile?: V<'http.tokenFile'>;
   /**
    * Resolved secret: `SIDECAR_HTTP_TOKEN`, else the first line of `tokenFile`; required on every
    * route but `/`, `/favicon.ico`, `/healthz`, `/readyz`. Never accepted in a config file or a
    * flag; never logged.
    */
-  token?: V<'http.token'>;
+  token?: V<'http.token'> | TokenSet;
   /** PEM certificate (chain) file: the surface serves HTTPS. Needs `tlsKeyFile`. */
   tlsCertFile?: V<'http.tlsCertFile'>;
   /** PEM private key file of `tlsCertFile`. */

@@ -11,7 +11,9 @@ import { assertName } from '../iri/mint.js';
 import { CURIE_PREFIXES, expandCurie } from '../iri/curie.js';
 import { iriProblem } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
-import { readSecretFile } from '../lib/secret-file.js';
+import { readSecretFile, readSecretText } from '../lib/secret-file.js';
+import { tokenProblem } from '../http/bearer-auth.js';
+import { parseTokenFile, type TokenSet } from '../http/named-tokens.js';
 import { joinField, showValue, type ConfigIssue, type ConfigSource } from './config-issues.js';
 import { pathKey, sourceAt, type Deprecation, type Merged } from './config-layers.js';
 
@@ -59,6 +61,28 @@ export function readSecret(ctx: ResolveContext, path: readonly string[], file: s
   const read = readSecretFile(file);
   if ('problem' in read) report(ctx, path, read.problem, file);
   return 'secret' in read ? read.secret : undefined;
+}
+
+/**
+ * The tokens of a token file: its first line alone (a single-token file) or named tokens (see
+ * src/http/named-tokens.ts); undefined after reporting a problem (without a token).
+ */
+export function readTokens(ctx: ResolveContext, path: readonly string[], file: string): TokenSet | undefined {
+  const read = readSecretText(file);
+  if ('problem' in read) {
+    report(ctx, path, read.problem, file);
+    return undefined;
+  }
+  let tokens: TokenSet;
+  try {
+    tokens = parseTokenFile(read.text);
+  } catch (error) {
+    report(ctx, path, (error as Error).message, file);
+    return undefined;
+  }
+  const problem = typeof tokens === 'string' ? tokenProblem(tokens) : undefined;
+  if (problem !== undefined) report(ctx, path, `the token in it ${problem}`, file);
+  return problem === undefined ? tokens : undefined;
 }
 
 /** Prefixes a class (or resource) field may use instead of a full IRI. */

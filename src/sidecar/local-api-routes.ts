@@ -2,7 +2,8 @@
  * Routes of the local API: what a co-located device bridge, in any language, calls to act as a
  * caller. Request, status, cancel and handover stay off the northbound surface, as the spec requires.
  */
-import express, { type Request, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
+import { callerOf } from '../http/token-callers.js';
 import { OperationTimeoutError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
@@ -18,11 +19,19 @@ import { methodNotAllowed } from '../http/error-handler.js';
 export interface LocalApiTarget {
   middleware: SemanticMiddleware;
   handovers: HandoverSessions;
-  /** The caller's identity, as the graph records it (who requested, cancelled, handed over); see `src/lib/caller-identity.ts`. */
+  /**
+   * The caller's identity when its token names none (the socket, a single token), as the graph
+   * records it (who requested, cancelled, handed over); see `src/lib/caller-identity.ts`.
+   */
   caller: string;
 }
 
 type Json = Record<string, unknown>;
+
+/** Who makes this request: the named token's holder, else the door's identity. */
+function callerId(target: LocalApiTarget, res: Response): string {
+  return callerOf(res)?.id ?? target.caller;
+}
 
 function bodyObject(req: Request): Json {
   const body: unknown = req.body;
@@ -90,7 +99,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
         operationIri: iriField(body, 'operationIri', true),
         targetResource: iriField(body, 'targetResource', true),
         deadline: deadlineField(body),
-        requestedBy: target.caller,
+        requestedBy: callerId(target, res),
       },
       (draft) => Object.assign(draft.data, data),
     );
@@ -113,7 +122,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
 
   router.post('/operations/cancel', json, async (req, res) => {
     const operation = iriField(bodyObject(req), 'operation')!;
-    const result = await target.middleware.cancel(operation, { by: target.caller });
+    const result = await target.middleware.cancel(operation, { by: callerId(target, res) });
     const kind = result.outcome === 'cancelled' ? { failureKind: FailureKind.CANCELLED } : {};
     res.status(result.outcome === 'cancelled' ? 200 : 202).json({ ...result, ...kind });
   });
@@ -124,7 +133,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
       mode: iriField(body, 'mode')!,
       workpiece: iriField(body, 'workpiece')!,
       counterpart: iriField(body, 'counterpart')!,
-      by: target.caller,
+      by: callerId(target, res),
     };
     const handover = await target.handovers.begin(options);
     res.status(201).json({ handover, expiresInMs: LIMITS.localHandoverTtlMs });

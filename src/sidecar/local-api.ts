@@ -9,7 +9,9 @@ import type { RequestListener, Server } from 'node:http';
 import { withAccessLog } from '../http/access-log.js';
 import { defaultOf } from '../settings.js';
 import { tracedListener } from '../tracing/traced-listener.js';
-import { bearerAuth } from '../http/bearer-auth.js';
+import { bearerAuth } from '../http/token-callers.js';
+import type { TokenSet } from '../http/named-tokens.js';
+import { ValueError } from '../errors.js';
 import { closeServer } from '../http/close.js';
 import { jsonApp } from '../http/json-app.js';
 import { listen } from '../http/listen.js';
@@ -22,8 +24,11 @@ import { HandoverSessions } from './handover-sessions.js';
 import { localApiRouter } from './local-api-routes.js';
 import { methodNotAllowed } from '../http/error-handler.js';
 
-/** Where the local API listens: a Unix socket, or a loopback port with a token. */
-export type LocalApiListen = { socket: string } | { port: number; host?: string; token: string };
+/**
+ * Where the local API listens: a Unix socket, or a loopback port with a token or named tokens
+ * (none limited to workflows: the local API runs none by name).
+ */
+export type LocalApiListen = { socket: string } | { port: number; host?: string; token: TokenSet };
 
 /** Options of {@link startLocalApi}. */
 export interface LocalApiOptions {
@@ -54,12 +59,13 @@ const SOCKET_NAMES = { what: 'the local API socket', setting: 'localApi.socket' 
 
 function buildApp(options: LocalApiOptions, handovers: HandoverSessions): express.Express {
   return jsonApp(options.logger, (app) => {
-    if ('token' in options.listen) app.use(bearerAuth(options.listen.token, { what: 'the local API token', expected: LOCAL_API_TOKEN }));
+    const caller = localApiCaller(options.listen);
+    if ('token' in options.listen)
+      app.use(bearerAuth(options.listen.token, { what: 'the local API token', expected: LOCAL_API_TOKEN, unnamed: caller }));
     app.get('/healthz', (_req, res) => {
       res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
     });
     app.all('/healthz', methodNotAllowed('GET'));
-    const caller = localApiCaller(options.listen);
     app.use(localApiRouter({ middleware: options.middleware, handovers, caller }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
   });
 }
@@ -88,11 +94,15 @@ async function listenOn(app: RequestListener, target: LocalApiListen): Promise<{
 /**
  * Starts the local API. A Unix socket is created owner-only (0600), replacing a stale socket
  * file (see {@link clearStaleSocket}).
+ * @throws ValueError when a token is limited to workflows.
  * @example
  * const api = await startLocalApi({ middleware: mw, listen: { socket: '/run/semantic-sidecar/door1.sock' }, logger });
  * // curl --unix-socket /run/semantic-sidecar/door1.sock -d '{"capabilityClass":"…","operationClass":"…"}' http://local/operations
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const { listen: where } = options;
+  if ('token' in where && typeof where.token !== 'string' && where.token.some((t) => t.workflows !== undefined))
+    throw new ValueError('a local API token cannot be limited to workflows (the local API runs none by name); drop the third field');
   const handovers = new HandoverSessions((o, body) => options.middleware.handover(o, body), options.handoverTtlMs);
   const app = tracedListener(
     withAccessLog(buildApp(options, handovers), options.logger, options.accessLogLevel ?? defaultOf('log.accessLevel')),

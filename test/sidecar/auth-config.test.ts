@@ -77,7 +77,7 @@ describe('loadSidecarConfig: the HTTP surface token', () => {
     ];
     expect(lines).toEqual([
       `command line: http.tokenFile: the token in it is 12 characters long; use at least ${LIMITS.minTokenLength} (got ${JSON.stringify(short)})`,
-      `command line: http.tokenFile: the token in it must hold only visible ASCII characters (no spaces, control or non-ASCII characters) (got ${JSON.stringify(spaced)})`,
+      `command line: http.tokenFile: line 1 holds 6 fields; expected "<name> <token> [<workflow>,...]" (a token cannot hold spaces) (got ${JSON.stringify(spaced)})`,
       `environment SIDECAR_HTTP_TOKEN: http.token: the token is 9 characters long; use at least ${LIMITS.minTokenLength}`,
       `command line: http.tokenFile: cannot be read: ENOENT (got ${JSON.stringify(join(dir, 'secrets/missing'))})`,
     ]);

@@ -117,7 +117,7 @@ describe('loadSidecarConfig stores and secrets', () => {
     const short = write('secrets/short', 'abc123\n');
     const lines = await problems({ flags: { resource: R, 'localApi.port': 8101, 'localApi.tokenFile': short } });
     expect(lines).toEqual([
-      `command line: localApi.tokenFile: holds a token of 6 characters; use at least ${LIMITS.minTokenLength} (got ${JSON.stringify(short)})`,
+      `command line: localApi.tokenFile: the token in it is 6 characters long; use at least ${LIMITS.minTokenLength} (got ${JSON.stringify(short)})`,
     ]);
     expect(await problems({ flags: { resource: R, 'localApi.port': 8101 } })).toEqual([
       'command line: localApi.tokenFile: is required with localApi.port: the loopback local API needs a token',

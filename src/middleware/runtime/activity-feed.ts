@@ -17,6 +17,8 @@ import { ValueError } from '../../errors.js';
  * - `claim` / `done` / `failed`: an Operation was claimed / finished / failed;
  * - `cancel`: an Operation was cancelled, or its running work was told to stop;
  * - `handover`: possession of a workpiece changed;
+ * - `workflow` / `state` / `parameter`: a direct call over the HTTP surface ran a workflow, read a
+ *   state, wrote a parameter (`{ workflow | state | parameter: name, caller, status }`);
  * - `stopped`: the middleware stopped.
  */
 export type ActivityKind =
@@ -35,6 +37,9 @@ export type ActivityKind =
   | 'failed'
   | 'cancel'
   | 'handover'
+  | 'workflow'
+  | 'state'
+  | 'parameter'
   | 'device-down'
   | 'device-up'
   | 'stopped';

@@ -4,7 +4,8 @@
  * JSON `{"detail": "..."}`.
  */
 import type express from 'express';
-import { bearerAuth } from '../../http/bearer-auth.js';
+import { bearerAuth } from '../../http/token-callers.js';
+import { HTTP_TOKEN_CALLER } from '../../lib/caller-identity.js';
 import { jsonApp } from '../../http/json-app.js';
 import { jsonBody } from '../../http/json-body.js';
 import { LIMITS } from '../../limits.js';
@@ -18,6 +19,7 @@ import { mountState } from './routes/state.js';
 import { mountTrigger } from './routes/trigger.js';
 import { mountWorkflows } from './routes/workflows.js';
 import type { HttpSurface } from './contract.js';
+import { workflowLimits } from './workflow-limits.js';
 
 export { patchRootRoutes } from './root-routes.js';
 
@@ -45,6 +47,9 @@ export interface AppOptions {
  * With `surface.token`, every route but the root, the favicon and the probes answers 401 unless
  * the request carries `Authorization: Bearer <token>` (see bearerAuth). The check sits in front
  * of those routes, so a refused request costs no body parse and learns nothing about routes.
+ * A named token limited to some workflows may read and run those, and gets 403 for anything
+ * else (see workflowLimits). Workflow runs, state reads and parameter writes are recorded in the
+ * activity feed with the caller's identity.
  *
  * Request bodies are parsed only on the POST routes, limited to `surface.bodyLimitBytes`
  * (default LIMITS.httpBodyLimitBytes). No etag, no `X-Powered-By`: the hot routes do no work
@@ -61,7 +66,8 @@ export function createApp(surface: HttpSurface, options: AppOptions = {}): expre
     mountHealth(app, surface);
     // Everything mounted from here on needs the token; the root routes and probes above stay open
     // for supervisors and load balancers.
-    if (surface.token !== undefined) app.use(bearerAuth(surface.token, { expected: SURFACE_TOKEN }));
+    if (surface.token !== undefined)
+      app.use(bearerAuth(surface.token, { expected: SURFACE_TOKEN, unnamed: HTTP_TOKEN_CALLER }), workflowLimits());
     mountHealthMethods(app);
     mountTrigger(app, surface, json);
     mountWorkflows(app, surface, json);

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { ActivityFeed } from '../runtime/activity-feed.js';
 import type { ConnectorSet } from '../../connectors/connector-set.js';
 import type { MetricsText } from '../../metrics/exposition.js';
+import type { TokenSet } from '../../http/named-tokens.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -58,9 +59,9 @@ export interface HttpSurface {
   /** Largest accepted request body in bytes (default LIMITS.httpBodyLimitBytes). */
   bodyLimitBytes?: number;
   /**
-   * Bearer token every route requires except `GET /`, `/favicon.ico`, `/healthz` and
-   * `/readyz` (see `bearerAuth`); undefined: no authentication.
+   * Bearer token (or named tokens) every route requires except `GET /`, `/favicon.ico`,
+   * `/healthz` and `/readyz` (see `bearerAuth`); undefined: no authentication.
    */
-  token?: string;
+  token?: TokenSet;
   logger: Logger;
 }

@@ -9,6 +9,7 @@ import { normalizeAddress, normalizeHttpAddress } from '../../iri/address.js';
 import { preview } from '../../iri/validate.js';
 import type { OutgoingTokens, ResolvedOutgoingTokens, TlsOptions } from '../options.js';
 import { assertToken } from '../../http/bearer-auth.js';
+import { assertNamedTokens, type TokenSet } from '../../http/named-tokens.js';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -27,11 +28,14 @@ function refuseUnknownKeys(value: Record<string, unknown>, what: string, known: 
 }
 
 /**
- * `httpToken`: undefined for `null`/undefined (no authentication), else the checked token.
- * @throws ValueError when the token is too short or holds characters a header cannot carry.
+ * `httpToken`: undefined for `null`/undefined (no authentication), else the checked token or
+ * named tokens.
+ * @throws ValueError when a token is too short or holds characters a header cannot carry, or a
+ *   name is unusable or repeated.
  */
-export function checkHttpToken(value: unknown): string | undefined {
-  return value == null ? undefined : assertToken(value, 'httpToken');
+export function checkHttpToken(value: unknown): TokenSet | undefined {
+  if (value == null) return undefined;
+  return Array.isArray(value) ? assertNamedTokens(value, 'httpToken') : assertToken(value, 'httpToken');
 }
 
 /**

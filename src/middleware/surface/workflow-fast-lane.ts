@@ -9,21 +9,26 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../iri/endpoints.js';
 import { LIMITS } from '../../limits.js';
-import { bearerMatcher } from '../../http/bearer-auth.js';
+import { callerMatcher, mayRun, openCaller, setCaller, type TokenCaller } from '../../http/token-callers.js';
+import { HTTP_OPEN_CALLER, HTTP_TOKEN_CALLER } from '../../lib/caller-identity.js';
 import { answerError } from '../../http/error-handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { decodeUtf8Body, isPlainJsonType } from '../../http/json-body.js';
 import { writeJson } from '../../http/json-response.js';
 import { workflowArguments } from './routes/workflows.js';
 import type { HttpSurface, StateGetter, WorkflowHandler } from './contract.js';
+import { recordCall } from './call-activity.js';
+import { decodedName, WORKFLOW_PATH } from './workflow-limits.js';
 
-const WORKFLOW_PATH = /^\/workflows\/([^/]+)\/execute$/;
 const STATE_PATH = /^\/state\/([^/]+)$/;
+const OPEN = openCaller(HTTP_OPEN_CALLER);
 const UTF8_BOM = 0xfeff;
 const NO_QUERY = Object.freeze({});
 
-/** What an ordinary request calls: a workflow with its query, or a state getter. */
-type LaneMatch = { path: string } & ({ handler: WorkflowHandler; query: string } | { getter: StateGetter });
+/** What an ordinary request calls: a workflow with its query, or a state getter; by whom. */
+type LaneMatch = { path: string; name: string; caller: TokenCaller } & (
+  { handler: WorkflowHandler; query: string } | { getter: StateGetter }
+);
 
 /**
  * Wraps the surface's express `app`: a request goes down the lane only if express would route
@@ -31,13 +36,14 @@ type LaneMatch = { path: string } & ({ handler: WorkflowHandler; query: string }
  * to exactly `/workflows/{name}/execute` of a registered workflow (not the event trigger),
  * authorized when the surface has a token, a body of declared length within the limit, no
  * Content-Encoding, and no Content-Type or JSON in UTF-8; or GET of exactly `/state/{name}` of a
- * registered state, authorized. Every other request (and so every refusal of the request itself
+ * registered state, authorized. The call is recorded in the activity feed with its caller, as
+ * express's routes record it. Every other request (and so every refusal of the request itself
  * but a body that is not valid UTF-8 or not JSON) goes to `app` untouched. Errors of the call
  * answer exactly as express's error middleware does (see answerError).
  */
 export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener): RequestListener {
   const limit = surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes;
-  const authorized = surface.token === undefined ? () => true : bearerMatcher(surface.token);
+  const callerFor = surface.token === undefined ? () => OPEN : callerMatcher(surface.token, HTTP_TOKEN_CALLER);
   const laneFor = (req: IncomingMessage): LaneMatch | undefined => {
     const { method } = req;
     if (method !== 'POST' && method !== 'GET') return undefined;
@@ -47,21 +53,34 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
     if (method === 'GET') {
       const name = decodedName(STATE_PATH.exec(path)?.[1]);
       const getter = name === undefined ? undefined : surface.state(name);
-      return getter && authorized(req.headers.authorization) ? { getter, path } : undefined;
+      const caller = getter && callerFor(req.headers.authorization);
+      return caller ? { getter: getter, path, name: name!, caller } : undefined;
     }
     const name = decodedName(WORKFLOW_PATH.exec(path)?.[1]);
     const handler = name === undefined || name === EVENT_TRIGGER_WORKFLOW_NAME ? undefined : surface.workflow(name);
-    if (!handler || !plainBody(req, limit) || !authorized(req.headers.authorization)) return undefined;
-    return { handler, path, query: q < 0 ? '' : url.slice(q + 1) };
+    if (!handler || !plainBody(req, limit)) return undefined;
+    // A caller whose token does not allow this workflow goes to express, which answers 403.
+    const caller = callerFor(req.headers.authorization);
+    if (!caller || !mayRun(caller, name!)) return undefined;
+    return { handler, path, name: name!, caller, query: q < 0 ? '' : url.slice(q + 1) };
   };
   return (req, res) => {
     const lane = laneFor(req);
     if (lane === undefined) return app(req, res);
-    const answered = 'getter' in lane ? read(lane.getter) : execute(lane.handler, lane.query, req);
+    setCaller(res, lane.caller);
+    const isRead = 'getter' in lane;
+    const answered = isRead ? read(lane.getter) : execute(lane.handler, lane.query, req);
+    const call = isRead ? 'state' : 'workflow';
     // A value JSON cannot serialize fails in writeJson: answered as express answers it, a 500.
     answered
-      .then((value) => writeJson(res, 200, value))
-      .catch((err: unknown) => answerError(surface.logger, err, { method: req.method!, path: lane.path }, res));
+      .then((value) => {
+        writeJson(res, 200, value);
+        recordCall(surface, call, lane.name, res, 200);
+      })
+      .catch((err: unknown) => {
+        answerError(surface.logger, err, { method: req.method!, path: lane.path }, res);
+        recordCall(surface, call, lane.name, res, res.statusCode);
+      });
   };
 }
 
@@ -83,15 +102,6 @@ function plainBody(req: IncomingMessage, limit: number): boolean {
   if (length !== undefined && !(/^\d+$/.test(length) && Number(length) <= limit)) return false;
   const type = headers['content-type'];
   return type === undefined || isPlainJsonType(type);
-}
-
-function decodedName(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

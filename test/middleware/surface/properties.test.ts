@@ -119,6 +119,8 @@ describe('HTTP surface properties: never non-JSON, never a 5xx of its own', () =
   });
 
   it('should answer any activity query with 200 or a JSON 422', async () => {
+    // The workflow calls of the tests before were recorded too; reading the feed records nothing.
+    const lastSeq = surface.activity!.lastSeq;
     const value = fc.oneof(fc.nat().map(String), fc.string({ maxLength: 6 }));
     await fc.assert(
       fc.asyncProperty(fc.option(value, { nil: undefined }), fc.option(value, { nil: undefined }), async (after, limit) => {
@@ -128,7 +130,7 @@ describe('HTTP surface properties: never non-JSON, never a 5xx of its own', () =
         const { status, body } = await jsonOf(await fetch(`${served.url}/activity?${params.toString()}`));
         const ok = [after, limit].every((v) => v === undefined || /^\d{1,15}$/.test(v));
         expect(status).toBe(ok ? 200 : 422);
-        if (ok) expect((body as { lastSeq: number }).lastSeq).toBe(15);
+        if (ok) expect((body as { lastSeq: number }).lastSeq).toBe(lastSeq);
       }),
       RUNS,
     );

@@ -10,12 +10,14 @@ import type { HttpSurface, ParameterSurface } from '../contract.js';
 import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind } from '../json-values.js';
 import { methodNotAllowed } from '../../../http/error-handler.js';
+import { recorded } from '../call-activity.js';
 
 /**
  * Mounts the parameter routes: the list (`{"parameters": [...]}`), one parameter's view (404 for
  * an unknown name), and a setpoint write with body `{"value": ...}` answered with the view
  * (405 when the parameter is read-only or this instance does not write, 400 when the value does
- * not fit its datatype, 503 when its broker is not connected; nothing is sent in those cases).
+ * not fit its datatype, 503 when its broker is not connected; nothing is sent in those cases). A
+ * write is recorded in the activity feed.
  */
 export function mountParameters(app: Express, surface: HttpSurface, json: RequestHandler): void {
   const parameters = (): ParameterSurface | undefined => surface.parameters;
@@ -38,7 +40,7 @@ export function mountParameters(app: Express, surface: HttpSurface, json: Reques
         422,
         `a setpoint body must be a JSON object {"value": ...}, got ${body === undefined ? 'no body' : jsonKind(body)}`,
       );
-    res.json(await parameters()!.write(req.params.name, body.value));
+    res.json(await recorded(surface, 'parameter', req.params.name, res, () => parameters()!.write(req.params.name, body.value)));
   });
   app.all('/parameters/:name', methodNotAllowed('GET', 'PUT'));
 }

@@ -7,10 +7,11 @@ import { HttpError } from '../../../http/http-error.js';
 import { sendValue } from '../json-values.js';
 import type { HttpSurface } from '../contract.js';
 import { methodNotAllowed } from '../../../http/error-handler.js';
+import { recorded } from '../call-activity.js';
 
 /**
  * Mounts the state route: 200 with the getter's raw JSON value (`"closed"`, no envelope, as
- * the Python reference serves it), 404 for an unknown name; getter errors go to the error
+ * the Python reference serves it, recorded in the activity feed), 404 for an unknown name; getter errors go to the error
  * middleware like workflow errors.
  */
 export function mountState(app: Express, surface: HttpSurface): void {
@@ -19,7 +20,7 @@ export function mountState(app: Express, surface: HttpSurface): void {
     if (getter === undefined) {
       throw new HttpError(404, `no state property named ${preview(req.params.name)} is registered here`);
     }
-    sendValue(res, await getter());
+    sendValue(res, await recorded(surface, 'state', req.params.name, res, getter));
   });
   app.all('/state/:name', methodNotAllowed('GET'));
 }

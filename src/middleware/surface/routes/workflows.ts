@@ -7,6 +7,7 @@ import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind, sendValue } from '../json-values.js';
 import type { HttpSurface, WorkflowArguments, WorkflowHandler } from '../contract.js';
 import { methodNotAllowed } from '../../../http/error-handler.js';
+import { recorded } from '../call-activity.js';
 
 /**
  * The workflow's arguments: query parameters (the Python reference sends one scalar argument
@@ -23,7 +24,7 @@ export function workflowArguments(query: Request['query'], body: unknown): Workf
 
 /**
  * Mounts the workflow route: 404 for a name nobody registered (checked before the body is
- * read), else 200 with the handler's raw JSON return value. Handler errors go to the error
+ * read), else 200 with the handler's raw JSON return value, recorded in the activity feed. Handler errors go to the error
  * middleware: their own 4xx/5xx status, 409 for conflicts, else 500 with the message.
  */
 export function mountWorkflows(app: Express, surface: HttpSurface, json: RequestHandler): void {
@@ -37,7 +38,7 @@ export function mountWorkflows(app: Express, surface: HttpSurface, json: Request
   };
   app.post('/workflows/:name/execute', find, json, async (req, res) => {
     const handler = res.locals.workflow as WorkflowHandler;
-    sendValue(res, await handler(workflowArguments(req.query, req.body)));
+    sendValue(res, await recorded(surface, 'workflow', req.params.name, res, () => handler(workflowArguments(req.query, req.body))));
   });
   app.all('/workflows/:name/execute', methodNotAllowed('POST'));
 }
