@@ -65,8 +65,16 @@ export function operationOutcomeQuery(graph: string, operationIri: string): stri
     ${optional(svc.executionResult, 'res')} ${optional(svc.failureState, 'fs')}
     ${optional(svc.executedByWorkflow, 'wf')} ${optional(svc.executionTimestamp, 'ts')}
     ${optional(sm.failureKind, 'kind')} ${optional(sm.deadline, 'deadline')}
-    ${optional(sm.cancelRequested, 'cr')} ${optional(sm.cancelledBy, 'cb')}`;
-  return sparql`SELECT ?st ?res ?fs ?wf ?ts ?kind ?deadline ?cr ?cb WHERE { ${graphFragment(graph, where)} } LIMIT 1`.text;
+    ${optional(sm.cancelRequested, 'cr')} ${optional(sm.cancelledBy, 'cb')}
+    ${optional(sm.requestedBy, 'rb')} ${optional(sm.createdAt, 'ca')}
+    ${optional(sm.claimedAt, 'cl')} ${optional(sm.finishedAt, 'fa')}`;
+  return sparql`SELECT ?st ?res ?fs ?wf ?ts ?kind ?deadline ?cr ?cb ?rb ?ca ?cl ?fa WHERE { ${graphFragment(graph, where)} } LIMIT 1`.text;
+}
+
+/** `SELECT ?ca`: the Operation's `sm:createdAt`, which a revert must delete exactly as written. */
+export function operationCreatedAtQuery(graph: string, operationIri: string): string {
+  const where = sparql`${namedNode(operationIri)} ${namedNode(sm.createdAt)} ?ca .`;
+  return sparql`SELECT ?ca WHERE { ${graphFragment(graph, where)} } LIMIT 1`.text;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { TransitionConflictError, ValueError } from '../errors.js';
 import { assertIri, isIri, preview } from '../iri/validate.js';
 import type { CreateInput, OGM, PropertyInputs } from '../ogm/ogm.js';
-import { resourceOperationsQuery, serviceOperationsQuery } from '../queries/operations.js';
+import { operationCreatedAtQuery, resourceOperationsQuery, serviceOperationsQuery } from '../queries/operations.js';
 import { namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
 import { OperationStatus } from '../vocab/status.js';
@@ -37,7 +37,7 @@ export interface CreateOperationOptions extends GraphOption {
   deadline?: Date | null;
   /** `sm:requestedBy`: who requests it (see `src/lib/caller-identity.ts`); not written when omitted. */
   requestedBy?: string | null;
-  /** `sm:createdAt`: when it was created; not written when omitted (`mw.request` always passes it). */
+  /** `sm:createdAt`: when it was created; default now. */
   createdAt?: Date | null;
 }
 
@@ -53,7 +53,7 @@ export interface RevertOperationOptions extends GraphOption {
   deadline?: Date | null;
   /** The requester it was created with. */
   requestedBy?: string | null;
-  /** The creation time it was created with. */
+  /** The creation time it was created with; default: the one the graph holds (one more read). */
   createdAt?: Date | null;
 }
 
@@ -97,8 +97,11 @@ function dataProperties(data: OperationData): Record<string, OperationData[strin
   return out;
 }
 
-/** The one create both createOperation and revertOperation compute, so revert removes exactly it. */
-async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): Promise<CreateInput> {
+/**
+ * The one create both createOperation and revertOperation compute, so revert removes exactly it;
+ * `createdAt` is the creation time written (or to delete), none for an Operation without one.
+ */
+async function operationCreateInput(ogm: OGM, options: CreateOperationOptions, createdAt: Date | undefined): Promise<CreateInput> {
   checkOptions(options, 'createOperation / revertOperation');
   const iri = assertIri(options.operationIri, 'operationIri');
   const capability = assertIri(options.capabilityIri, 'capabilityIri');
@@ -108,7 +111,7 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): 
   const deadline = options.deadline == null ? {} : { [sm.deadline]: checkDate(options.deadline, 'deadline') };
   const audit = {
     ...(options.requestedBy != null && { [sm.requestedBy]: assertCaller(options.requestedBy, 'requestedBy') }),
-    ...(options.createdAt != null && { [sm.createdAt]: checkDate(options.createdAt, 'createdAt') }),
+    ...(createdAt !== undefined && { [sm.createdAt]: checkDate(createdAt, 'createdAt') }),
   };
   const graph = graphOf(ogm, options);
   await assertClassRegistered(ogm, options.operationClass, cfc.Operation, options);
@@ -123,7 +126,7 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): 
 /**
  * Creates an Operation in one OGM create (one `INSERT DATA`, one request once the OGM's TBox is
  * cached): its class, `cfc:implementsCapability`, `svc:operationStatus`, the data fields,
- * and, when given, its `sm:deadline`, `sm:requestedBy` and `sm:createdAt`.
+ * its `sm:createdAt`, and, when given, its `sm:deadline` and `sm:requestedBy`.
  * The Capability is not read: dispatch resolved it just before.
  * @param options.status `queued` (default) or `running`.
  * @param options.data domain fields; see {@link OperationData}. Status, capability, type, the
@@ -131,7 +134,7 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): 
  * @param options.deadline the instant after which no receiver starts it (a past one is written
  *   as given: the Operation is then failed when claimed, never run).
  * @param options.requestedBy who requests it (`sm:requestedBy`), a caller identity as `assertCaller` checks it.
- * @param options.createdAt `sm:createdAt` (`mw.request` passes now); revert needs the same value.
+ * @param options.createdAt `sm:createdAt`; default now.
  * @throws OntologyGroundTruthError if `operationClass` is missing or not `cfc:Operation` or a subclass.
  * @throws ValueError for a malformed IRI or data key, a status other than `queued`/`running`, or a deadline that is not a valid Date.
  * @throws ValidationError (nothing written) for an undeclared data property or one whose domain
@@ -139,7 +142,7 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions): 
  * @example await createOperation(ogm, { operationIri: mintOperationIri(cls), operationClass: cls, capabilityIri, data: { [PLANT('angle')]: 90 } })
  */
 export async function createOperation(ogm: OGM, options: CreateOperationOptions): Promise<void> {
-  await ogm.create(await operationCreateInput(ogm, options));
+  await ogm.create(await operationCreateInput(ogm, options, options.createdAt ?? new Date()));
 }
 
 /**
@@ -151,12 +154,13 @@ export async function createOperation(ogm: OGM, options: CreateOperationOptions)
  * a receiver that took the Operation although its answer never reached the caller (a timeout, a
  * dropped connection) keeps it whole, instead of being left with a status and provenance on an
  * Operation that has no type or Capability any more.
+ * Without `createdAt` the creation time the graph holds is read first (one more request).
  * @throws the same errors as createOperation for the same input.
  * @throws TransitionConflictError (nothing removed) when the Operation no longer holds that status.
  * @example await revertOperation(ogm, { operationIri, operationClass, capabilityIri, data })
  */
 export async function revertOperation(ogm: OGM, options: RevertOperationOptions): Promise<void> {
-  const input = await operationCreateInput(ogm, options);
+  const input = await operationCreateInput(ogm, options, options.createdAt ?? (await createdAtOf(ogm, options)));
   const { graph, triples } = await ogm.createTriples(input);
   const status = triples.find((t) => t.predicate === svc.operationStatus)!;
   if (!(await ogm.db.tripleDeleteIf(triples, status, graph))) {
@@ -165,6 +169,13 @@ export async function revertOperation(ogm: OGM, options: RevertOperationOptions)
     );
   }
   ogm.forget(input.iri, graph);
+}
+
+/** The `sm:createdAt` the graph holds for the Operation, if any. */
+async function createdAtOf(ogm: OGM, options: RevertOperationOptions): Promise<Date | undefined> {
+  const rows = await ogm.db.select(operationCreatedAtQuery(graphOf(ogm, options), assertIri(options.operationIri, 'operationIri')));
+  const value = rows[0]?.ca?.value;
+  return value === undefined ? undefined : new Date(value);
 }
 
 /**

@@ -19,7 +19,7 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
     const ogm = suite.newOgm();
     expect(await readOperation(ogm, mintOperationIri(plant.OpenDoorOperation))).toBeNull();
     const op = await queuedOp();
-    expect(await readOperation(ogm, op)).toEqual({ operationIri: op, status: 'queued' });
+    expect(await readOperation(ogm, op)).toEqual({ operationIri: op, status: 'queued', createdAt: expect.any(Date) });
     await setOperationStatus(ogm, { operationIri: op, status: 'running' });
     const at = new Date('2026-01-02T03:04:05.000Z');
     await recordTerminalStatus(ogm, {
@@ -39,7 +39,12 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
       failureKind: 'error',
       workflowIri: WORKFLOW,
       timestamp: at,
+      // The audit fields: when it was created and claimed, finished when its provenance says.
+      createdAt: expect.any(Date),
+      claimedAt: expect.any(Date),
+      finishedAt: at,
     });
+    expect(snapshot!.claimedAt!.getTime()).toBeGreaterThanOrEqual(snapshot!.createdAt!.getTime());
   });
 
   onStore('should wait for the terminal status, time out with a 504, and refuse an absent Operation', async () => {

@@ -14,7 +14,7 @@ import {
 import { resolveOperationWorkflow } from '../../src/registration/dispatch.js';
 import { OPERATION_TRANSITIONS } from '../../src/registration/transitions.js';
 import { literal } from '../../src/store/terms.js';
-import { cfc, ONTOLOGY_GRAPHS, OperationStatus, PLANT, plant, RDFS, svc, SVC, w3, xsd } from '../../src/vocab/index.js';
+import { cfc, ONTOLOGY_GRAPHS, OperationStatus, PLANT, plant, RDFS, sm, svc, SVC, w3, xsd } from '../../src/vocab/index.js';
 import { addService, CLOSE_DOOR, deregister, OPEN_DOOR, rejection, storeSuite, type RegisteredService } from './support/plant-graph.js';
 
 const G = 'urn:test:registration:operations';
@@ -105,6 +105,8 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
       [svc.operationStatus]: ['queued'],
       [NOTE]: ['left wing'],
       [RDFS('label')]: ['open it'],
+      // Always written, now when not given.
+      [sm.createdAt]: [expect.stringMatching(/^\d{4}-\d\d-\d\dT/u)],
     });
   });
 
@@ -206,12 +208,20 @@ describe.each(['embedded', 'remote'] as const)('operations on the %s store', (ki
       operationClass: plant.OpenDoorOperation,
       capabilityIri: cap,
       data: { [NOTE]: HOSTILE, testWhen: new Date('2026-11-22T10:00:00.000Z'), [RDFS('label')]: 'x' },
+      createdAt: new Date('2026-11-22T09:59:00.125Z'),
     };
     await createOperation(ogm(), input);
     expect(await suite.dump()).not.toBe(before);
     const requests = suite.requests();
     await revertOperation(ogm(), input);
     expect(suite.requests() - requests).toBe(1);
+    expect(await suite.dump()).toBe(before);
+    // Without its creation time, revert reads the one written first (one more request).
+    const { createdAt: _given, ...untimed } = input;
+    await createOperation(ogm(), untimed);
+    const again = suite.requests();
+    await revertOperation(ogm(), untimed);
+    expect(suite.requests() - again).toBe(2);
     expect(await suite.dump()).toBe(before);
     expect(await suite.store!.ask(`ASK { GRAPH <${G}> { <${op}> ?p ?o } }`)).toBe(false);
     // The OGM forgot the individual: a transition now finds no Operation.

@@ -48,6 +48,29 @@ describe('loadSidecarConfig: the HTTP surface token', () => {
     expectNoSecret(JSON.stringify(describeConfig(config)));
   });
 
+  it('should read named tokens from http.tokenFile and the local API token file, refusing limits there, never showing a token', async () => {
+    const named = write('secrets/named', `# callers of door1\nplanner ${HTTP_TOKEN}\nrobot ${ROBOT_TOKEN} open,close\n`);
+    const config = await load({ flags: { resource: R, 'http.tokenFile': named } });
+    expect(securityOptionsOf(config).httpToken).toEqual([
+      { name: 'planner', token: HTTP_TOKEN },
+      { name: 'robot', token: ROBOT_TOKEN, workflows: ['open', 'close'] },
+    ]);
+    expect(describeConfig(config)).toMatchObject({ http: { tokenFile: named, token: '[redacted]' } });
+    expectNoSecret(JSON.stringify(describeConfig(config)));
+    const unlimited = write('secrets/unlimited', `planner ${HTTP_TOKEN}\n`);
+    const local = await load({ flags: { resource: R }, env: { SIDECAR_LOCAL_API_PORT: '0', SIDECAR_LOCAL_API_TOKEN_FILE: unlimited } });
+    expect(local.localApi).toEqual({ port: 0, tokenFile: unlimited, token: [{ name: 'planner', token: HTTP_TOKEN }] });
+    expectNoSecret(JSON.stringify(describeConfig(local)));
+    const lines = await problems({ flags: { resource: R }, env: { SIDECAR_LOCAL_API_PORT: '0', SIDECAR_LOCAL_API_TOKEN_FILE: named } });
+    expect(lines).toEqual([
+      `environment SIDECAR_LOCAL_API_TOKEN_FILE: localApi.tokenFile: limits a token to workflows, which the local API runs none of by name: drop the third field (got ${JSON.stringify(named)})`,
+    ]);
+    const hostile = write('secrets/hostile', `"}> DROP ${HTTP_TOKEN}\n`);
+    const refused = await problems({ flags: { resource: R, 'http.tokenFile': hostile } });
+    expect(refused).toEqual([expect.stringContaining('http.tokenFile: has a bad entry[0].name: "\\"}>" is not a token name')]);
+    expectNoSecret(refused.join('\n'));
+  });
+
   it('should take SIDECAR_HTTP_TOKEN or SIDECAR_HTTP_TOKEN_FILE, the higher layer winning over a file', async () => {
     expect((await load({ env: { SIDECAR_HTTP_TOKEN: HTTP_TOKEN }, flags: { resource: R } })).http).toEqual({ token: HTTP_TOKEN });
     expect((await load({ env: { SIDECAR_HTTP_TOKEN_FILE: httpTokenFile }, flags: { resource: R } })).http).toEqual({

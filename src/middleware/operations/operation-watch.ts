@@ -32,6 +32,12 @@ export interface OperationSnapshot {
   cancelRequested?: Date;
   /** `sm:cancelledBy`: who cancelled it. */
   cancelledBy?: string;
+  /** `sm:requestedBy`: who requested it (see `src/lib/caller-identity.ts`). */
+  requestedBy?: string;
+  /** `sm:createdAt`, `sm:claimedAt`, `sm:finishedAt`: when it was created, claimed, finished. */
+  createdAt?: Date;
+  claimedAt?: Date;
+  finishedAt?: Date;
 }
 
 /** Options of {@link waitForOperation}. */
@@ -62,17 +68,24 @@ export async function readOperation(ogm: OGM, operationIri: string, options: Gra
   if (row.deadline) snapshot.deadline = new Date(row.deadline.value);
   if (row.cr) snapshot.cancelRequested = new Date(row.cr.value);
   if (row.cb) snapshot.cancelledBy = row.cb.value;
+  if (row.rb) snapshot.requestedBy = row.rb.value;
+  if (row.ca) snapshot.createdAt = new Date(row.ca.value);
+  if (row.cl) snapshot.claimedAt = new Date(row.cl.value);
+  if (row.fa) snapshot.finishedAt = new Date(row.fa.value);
   return snapshot;
 }
 
 /** The snapshot as JSON output shows it (local API, command line): instants as ISO 8601 text. */
 export function snapshotJson(snapshot: OperationSnapshot): Record<string, unknown> {
-  const { timestamp, deadline, cancelRequested } = snapshot;
+  const { timestamp, deadline, cancelRequested, createdAt, claimedAt, finishedAt } = snapshot;
   return {
     ...snapshot,
     timestamp: timestamp?.toISOString(),
     deadline: deadline?.toISOString(),
     cancelRequested: cancelRequested?.toISOString(),
+    createdAt: createdAt?.toISOString(),
+    claimedAt: claimedAt?.toISOString(),
+    finishedAt: finishedAt?.toISOString(),
   };
 }
 

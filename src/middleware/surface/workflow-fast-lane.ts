@@ -54,7 +54,7 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
       const name = decodedName(STATE_PATH.exec(path)?.[1]);
       const getter = name === undefined ? undefined : surface.state(name);
       const caller = getter && callerFor(req.headers.authorization);
-      return caller ? { getter: getter, path, name: name!, caller } : undefined;
+      return caller ? { getter, path, name: name!, caller } : undefined;
     }
     const name = decodedName(WORKFLOW_PATH.exec(path)?.[1]);
     const handler = name === undefined || name === EVENT_TRIGGER_WORKFLOW_NAME ? undefined : surface.workflow(name);
