@@ -7,12 +7,15 @@
 // svc:executionResult only). Its receiver claimed it at most once, and exactly once if it ran.
 // Per dispatch that failed: the Operation was reverted, nothing of it is left. Per receiver:
 // the bridge ran the workflow exactly as often as the receiver claimed. In the graph: no
-// Operation beyond the requested ones.
+// Operation beyond the requested ones. The audit trail: each requested Operation names its
+// caller as its requester (sm:requestedBy), and holds one sm:createdAt within the run, one
+// sm:claimedAt when its receiver claimed it, and one sm:finishedAt equal to its
+// svc:executionTimestamp, in that order.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openRemoteStore } from '../dist/store/remote-store.js';
 import { concat, graphFragment, sparql } from '../dist/store/sparql.js';
 import { namedNode } from '../dist/store/terms.js';
-import { cfc, svc, w3 } from '../dist/vocab/index.js';
+import { cfc, sm, svc, w3 } from '../dist/vocab/index.js';
 import { OPEN } from './load-callers.mjs';
 
 const FIELDS = {
@@ -23,6 +26,10 @@ const FIELDS = {
   workflow: svc.executedByWorkflow,
   result: svc.executionResult,
   failureState: svc.failureState,
+  requestedBy: sm.requestedBy,
+  createdAt: sm.createdAt,
+  claimedAt: sm.claimedAt,
+  finishedAt: sm.finishedAt,
 };
 const BY_PREDICATE = new Map(Object.entries(FIELDS).map(([k, p]) => [p, k]));
 const CHUNK = 100;
@@ -65,8 +72,29 @@ function provenanceProblem(f, receiver) {
     : `failed with ${f.workflow.length} executedByWorkflow, ${f.result.length} executionResult, ${f.failureState.length} failureState`;
 }
 
+/** The audit trail's rules an Operation's stored facts break (see the module's note). */
+function auditTrailProblems(f, { requester, claims, startedAt }) {
+  const broken = [];
+  if (f.requestedBy.length !== 1 || f.requestedBy[0] !== requester)
+    broken.push(`requestedBy ${JSON.stringify(f.requestedBy)}; expected [${JSON.stringify(requester)}]`);
+  const ran = claims > 0 || f.workflow.length > 0;
+  const expected = { createdAt: 1, claimedAt: ran ? 1 : f.claimedAt.length, finishedAt: 1 };
+  for (const [field, n] of Object.entries(expected))
+    if (f[field].length !== n) broken.push(`${f[field].length} ${field} values; expected ${n}`);
+  if (broken.length > 0) return broken;
+  const [created, claimed, finished] = [f.createdAt[0], f.claimedAt[0] ?? f.createdAt[0], f.finishedAt[0]].map((t) =>
+    new Date(t).getTime(),
+  );
+  if (!(created >= startedAt - CLOCK_SLACK_MS)) broken.push(`createdAt ${f.createdAt[0]} before the run`);
+  if (!(created <= claimed && claimed <= finished))
+    broken.push(`createdAt ${f.createdAt[0]}, claimedAt ${f.claimedAt[0]}, finishedAt ${f.finishedAt[0]} out of order`);
+  if (f.timestamp.length === 1 && new Date(f.timestamp[0]).getTime() !== finished)
+    broken.push(`finishedAt ${f.finishedAt[0]} differs from executionTimestamp ${f.timestamp[0]}`);
+  return broken;
+}
+
 /** The checks of one requested Operation; returns the broken ones. */
-function checkRequested(f, { receiver, claims, startedAt, outcome }) {
+function checkRequested(f, { receiver, claims, startedAt, outcome, requester }) {
   const broken = [];
   if (f.status.length === 0 || !f.type.includes(OPEN.operationClass) || f.capability.length !== 1)
     return ['missing: no status, type or Capability in the graph'];
@@ -84,6 +112,7 @@ function checkRequested(f, { receiver, claims, startedAt, outcome }) {
   if (claims === 0 && f.workflow.length > 0) broken.push('has Workflow provenance but its receiver never claimed it');
   if (outcome && f.status.length === 1 && outcome.kind !== f.status[0])
     broken.push(`receiver reported '${outcome.kind}', graph holds '${f.status[0]}'`);
+  broken.push(...auditTrailProblems(f, { requester, claims, startedAt }));
   return broken;
 }
 
@@ -133,6 +162,7 @@ function checkOperations(facts, { tally, byName, claimsOf, startedAt }) {
       claims: claimsOf(q.iri),
       startedAt,
       outcome: tally.outcomes.get(q.iri),
+      requester: q.requester,
     });
     for (const detail of broken) violations.push({ check: 'operation', subject: q.iri, detail });
     if (f.status.length === 1 && (f.status[0] === 'done' || f.status[0] === 'failed')) counts[f.status[0]] += 1;

@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
 import { mintOperationIri } from '../dist/iri/index.js';
+import { LOCAL_API_SOCKET_CALLER } from '../dist/lib/caller-identity.js';
 import { createLogger } from '../dist/lib/logger.js';
 import { SemanticMiddleware } from '../dist/middleware/index.js';
 import { OGM } from '../dist/ogm/index.js';
@@ -59,9 +60,12 @@ export function inProcessCaller(store, label) {
   const client = openRemoteStore({ queryUrl: store.url });
   const ogm = new OGM({ store: client, graph: store.graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
   const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: store.graph, logger: createLogger({ level: 'silent' }) });
+  // Each caller names itself, so the audit can tell whose Operation names whom.
+  const requester = `load:${label}`;
   return {
     label,
-    dispatch: (operationIri, receiver) => mw.request({ ...OPEN, operationIri, targetResource: receiver.resource }),
+    requester,
+    dispatch: (operationIri, receiver) => mw.request({ ...OPEN, operationIri, targetResource: receiver.resource, requestedBy: requester }),
     close: () => client.close(),
   };
 }
@@ -76,7 +80,7 @@ export function localApiCaller(socketPath, label) {
     if (res.statusCode !== 201)
       throw Object.assign(new Error(`POST /operations -> ${res.statusCode} ${text.slice(0, 300)}`), { code: `HTTP ${res.statusCode}` });
   };
-  return { label, dispatch, close: () => client.destroy() };
+  return { label, requester: LOCAL_API_SOCKET_CALLER, dispatch, close: () => client.destroy() };
 }
 
 /** One caller's loop: dispatch, wait for the terminal entry, next receiver, until the budget is spent. */
@@ -93,7 +97,7 @@ async function callerLoop(caller, { receivers, offset, bound, tally, watch, term
       tally.error(`dispatch ${kindOf(error)}`, error.message);
       continue;
     }
-    tally.requested.push({ iri, receiver: receiver.name, caller: caller.label });
+    tally.requested.push({ iri, receiver: receiver.name, caller: caller.label, requester: caller.requester });
     try {
       const outcome = await watch.terminal(iri, terminalTimeoutMs);
       tally.outcomes.set(iri, outcome);
