@@ -301,7 +301,7 @@ export const SETTINGS = {
     schema: text(),
     env: 'SIDECAR_LOCAL_API_TOKEN_FILE',
     exclusive: ['localApi', 'tcp'],
-    description: `file whose first line is the local API's bearer token (at least ${LIMITS.minTokenLength} characters)`,
+    description: `file whose first line is the local API's bearer token (at least ${LIMITS.minTokenLength} characters), or of named tokens, one "<name> <token>" a line`,
   },
   'localApi.token': {
     schema: text(),
@@ -323,7 +323,7 @@ export const SETTINGS = {
     commands: BOTH,
     exclusive: ['httpToken', 'file'],
     description:
-      'file whose first line is the bearer token every caller of the HTTP surface must send, on every route but /, /favicon.ico, /healthz, /readyz',
+      'file whose first line is the bearer token every caller of the HTTP surface must send, on every route but /, /favicon.ico, /healthz, /readyz; or of named tokens, one "<name> <token> [<workflow>,...]" a line',
   },
   'http.tlsCertFile': {
     schema: text(),

@@ -53,6 +53,7 @@ export type { Phase } from './runtime/context.js';
 // Serving: workflows and state properties, and the built-in event-trigger workflow's name.
 export type { WorkflowOptions, StateOptions } from './runtime/registry.js';
 export type { StateGetter, WorkflowHandler, WorkflowArguments } from './surface/contract.js';
+export type { NamedToken } from '../http/named-tokens.js';
 export { EVENT_TRIGGER_WORKFLOW_NAME } from '../iri/endpoints.js';
 
 // Dispatching and running Operations: request, claimNext / registerCallback, handover.
