@@ -36,3 +36,11 @@ export function cliCaller(): string {
 export function libraryCaller(serviceIri: string | undefined, resourceIri: string | undefined): string {
   return serviceIri ?? resourceIri ?? 'library';
 }
+
+/**
+ * A caller of the web console: whoever holds the plant's token or signed in with it (`console:token`),
+ * or anyone who reaches a console served without a token (`console:open`).
+ */
+export function consoleCaller(protectedByToken: boolean): string {
+  return protectedByToken ? 'console:token' : 'console:open';
+}
