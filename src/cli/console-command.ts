@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { assertToken } from '../http/bearer-auth.js';
-import { ConsoleServer, CONSOLE_DEFAULT_PORT, CONSOLE_DEFAULT_REFRESH_SECONDS } from '../console/console-server.js';
+import { CONSOLE_DEFAULT_PORT, CONSOLE_DEFAULT_REFRESH_SECONDS } from '../console/console-defaults.js';
+import { ConsoleServer } from '../console/console-server.js';
 import type { PlantStore } from '../console/plant-reads.js';
 import { ValueError } from '../errors.js';
 import { readSecretFile } from '../lib/secret-file.js';

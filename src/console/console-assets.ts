@@ -13,7 +13,7 @@ header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: baseline; borde
 h1 { font-size: 1.3rem; margin: .6rem 0; } h2 { font-size: 1.05rem; margin: 1.2rem 0 .3rem; }
 table { border-collapse: collapse; width: 100%; } caption { text-align: left; position: absolute; left: -9999px; }
 th, td { text-align: left; vertical-align: top; padding: .25rem .5rem; border-bottom: 1px solid color-mix(in srgb, var(--muted) 30%, transparent); }
-th { font-weight: 600; } td.store, .note, .empty { color: var(--muted); } td.result { max-width: 28rem; overflow-wrap: anywhere; }
+th { font-weight: 600; } td.store, .note, .empty { color: var(--muted); } td.result { min-width: 14rem; max-width: 28rem; overflow-wrap: anywhere; }
 .badge { display: inline-block; min-width: 5.5em; text-align: center; border-radius: .8em; padding: 0 .5em; font-weight: 600; color: #fff; }
 .badge.live, .badge.done { background: var(--ok); } .badge.queued, .badge.running { background: #0969da; }
 .badge.stale, .badge.device-down { background: var(--warn); } .badge.failed, .badge.unreachable { background: var(--bad); }

@@ -30,11 +30,6 @@ export interface ConsoleServerOptions {
   logger: Logger;
 }
 
-/** Port of `semantic-sidecar console` unless `--port` says otherwise. */
-export const CONSOLE_DEFAULT_PORT = 8095;
-/** Seconds between two reads of the plant unless configured otherwise. */
-export const CONSOLE_DEFAULT_REFRESH_SECONDS = 2;
-
 /** How long open event streams get to close at stop. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -70,6 +65,7 @@ export class ConsoleServer {
     const { host, port, logger } = this.#options;
     const app = jsonApp(logger, (app) => {
       app.get('/', (_req, res) => res.redirect(303, CONSOLE_PATH));
+      app.get('/favicon.ico', (_req, res) => void res.status(204).end());
       mountConsole(app, { ...this.#options, watch: this.#watch });
     });
     this.#watch.start();

@@ -184,9 +184,9 @@ export function renderPage(update: PlantUpdate, options: { base: string; filter:
 ${section('services', 'Services')}
 ${section('open', 'Queued and running')}
 ${section('recent', 'Done and failed')}
+${section('activity', 'Activity')}
 ${section('workpieces', 'Workpieces')}
 ${section('capabilities', 'Capabilities')}
-${section('activity', 'Activity')}
 </main>
 <script src="${options.base}console.js" defer></script>
 </body></html>`;

@@ -4,6 +4,7 @@
  * and hands each new view to its subscribers (the page's event streams).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { compactIri } from '../iri/curie.js';
 import type { Logger } from '../lib/logger.js';
 import { readPlant, type PlantStore } from './plant-reads.js';
 import type { OperationView, PlantView, ServiceView, WorkpieceView } from './plant-view.js';
@@ -44,7 +45,7 @@ function serviceChanges(before: Map<string, ServiceView>, after: readonly Servic
   return after.flatMap((s) => {
     const old = before.get(key(s.store, s.service));
     if (old?.state === s.state) return [];
-    return [{ kind: 'service' as const, resources: [s.resource], store: s.store, text: `Service ${s.service} is ${s.state}` }];
+    return [{ kind: 'service' as const, resources: [s.resource], store: s.store, text: `Service ${compactIri(s.service)} is ${s.state}` }];
   });
 }
 
@@ -53,7 +54,14 @@ function operationChanges(before: Map<string, OperationView>, after: readonly Op
     const old = before.get(key(o.store, o.operation));
     if (old?.status === o.status) return [];
     const why = o.failureKind === undefined ? '' : ` (${o.failureKind})`;
-    return [{ kind: 'operation' as const, resources: o.resources, store: o.store, text: `Operation ${o.operation} is ${o.status}${why}` }];
+    return [
+      {
+        kind: 'operation' as const,
+        resources: o.resources,
+        store: o.store,
+        text: `Operation ${compactIri(o.operation)} is ${o.status}${why}`,
+      },
+    ];
   });
 }
 
@@ -61,7 +69,7 @@ function possessionChanges(before: Map<string, WorkpieceView>, after: readonly W
   return after.flatMap((w) => {
     const old = before.get(key(w.store, w.workpiece));
     if (old?.possessor === w.possessor || w.possessor === undefined) return [];
-    const text = `${w.workpiece} is possessed by ${w.possessor}`;
+    const text = `${compactIri(w.workpiece)} is possessed by ${compactIri(w.possessor)}`;
     return [{ kind: 'possession' as const, resources: [w.possessor, ...(old?.possessor ? [old.possessor] : [])], store: w.store, text }];
   });
 }
