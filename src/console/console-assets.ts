@@ -19,6 +19,7 @@ th { font-weight: 600; } td.store, .note, .empty { color: var(--muted); } td.res
 .badge.stale, .badge.device-down { background: var(--warn); } .badge.failed, .badge.unreachable { background: var(--bad); }
 .error { color: var(--bad); font-weight: 600; } ol.history, ol.activity { margin: 0; padding-left: 1.2rem; }
 .activity .kind { font-weight: 600; } [hidden] { display: none !important; }
+details pre { white-space: pre-wrap; max-width: 32rem; overflow-wrap: anywhere; margin: .2rem 0; }
 button { font: inherit; padding: .15rem .6rem; } :focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
 `;
 
@@ -41,6 +42,16 @@ export const CONSOLE_JS = `
   }
   function tick() {
     document.querySelectorAll('time[data-age]').forEach(function (t) { t.textContent = ago(t.getAttribute('datetime')); });
+    // A heartbeat that grows older than the liveness rule allows reads stale at once, between two reads of the plant.
+    document.querySelectorAll('td[data-stale-after]').forEach(function (cell) {
+      var time = cell.querySelector('time');
+      var badge = cell.parentNode.querySelector('.badge');
+      if (!time || !badge || (badge.textContent !== 'live' && badge.textContent !== 'device-down')) return;
+      if (Date.now() - Date.parse(time.getAttribute('datetime')) > Number(cell.getAttribute('data-stale-after'))) {
+        badge.className = 'badge stale';
+        badge.textContent = 'stale';
+      }
+    });
   }
   function expand(value) {
     // The filter matches a resource's IRI or its CURIE: compare on the local part after the prefix.
@@ -97,7 +108,7 @@ export const CONSOLE_JS = `
   filter.addEventListener('input', applyFilter);
   applyFilter();
   tick();
-  setInterval(tick, 1000);
+  setInterval(tick, 250);
   connect();
 })();
 `;

@@ -35,7 +35,7 @@ function servicesSection(view: PlantView): string {
   const rows = view.services.map(
     (s) => `<tr ${resourcesAttr([s.resource])} data-key="${e(s.store + s.service)}">
   <td><span class="badge ${s.state}">${s.state}</span></td><td>${iri(s.resource)}</td><td>${iri(s.service)}</td>
-  <td>${iris(s.classes)}</td><td>${text(s.address)}</td><td>${age(s.lastHeartbeat)}</td><td class="store">${e(s.store)}</td></tr>`,
+  <td>${iris(s.classes)}</td><td>${text(s.address)}</td><td data-stale-after="${s.staleAfterMs}">${age(s.lastHeartbeat)}</td><td class="store">${e(s.store)}</td></tr>`,
   );
   return table('Services', ['State', 'Resource', 'Service', 'Class', 'Address', 'Heartbeat', 'Store'], rows, 'No Service is registered.');
 }
@@ -80,10 +80,15 @@ function openSection(view: PlantView): string {
   );
 }
 
+/** A failure state (a JSON snapshot of the resource) folded away: long, and read only when wanted. */
+function snapshot(value: string | undefined): string {
+  return value === undefined ? '–' : `<details><summary>snapshot</summary><pre>${e(value)}</pre></details>`;
+}
+
 function recentSection(view: PlantView): string {
   const rows = view.recentOperations.map(
     (o) => `<tr ${resourcesAttr(o.resources)}><td><span class="badge ${e(o.status)}">${e(o.status)}</span></td><td>${iri(o.operation)}</td>
-  <td>${iris(o.resources)}</td><td class="result">${text(o.result)}</td><td>${text(o.failureKind)}</td><td>${text(o.failureState)}</td>
+  <td>${iris(o.resources)}</td><td class="result">${text(o.result)}</td><td>${text(o.failureKind)}</td><td>${snapshot(o.failureState)}</td>
   <td>${iri(o.workflow)}</td><td>${provenance(o)}</td><td class="store">${e(o.store)}</td></tr>`,
   );
   const headers = [

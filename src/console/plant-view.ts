@@ -3,7 +3,7 @@
  * per Service, Capability, Operation and workpiece, each naming the store it came from. Pure
  * functions of rows and a clock, so the page and the tests see the same view.
  */
-import { aliveAt, honoredIntervalMs } from '../registration/staleness.js';
+import { aliveAt, honoredIntervalMs, staleAfterMs } from '../registration/staleness.js';
 import type { SourcedRow } from './plant-reads.js';
 
 /** How a Service looks now: `live`, `stale` (heartbeat too old), `device-down`, or `unreachable` (no address: deregistered or swept). */
@@ -19,6 +19,8 @@ export interface ServiceView {
   lastHeartbeat?: string;
   heartbeatIntervalMs?: number;
   deviceUnavailableSince?: string;
+  /** How old its heartbeat may grow before it is stale (the liveness rule), in ms. */
+  staleAfterMs: number;
   state: ServiceState;
 }
 
@@ -120,7 +122,14 @@ export function servicesFrom(rows: readonly SourcedRow[], now: Date, thresholdMs
   const services = grouped<ServiceView>(
     rows,
     'svc',
-    (row, service) => ({ store: row.store, service, resource: v(row, 'res') ?? '', classes: [], state: 'unreachable' }),
+    (row, service) => ({
+      store: row.store,
+      service,
+      resource: v(row, 'res') ?? '',
+      classes: [],
+      staleAfterMs: thresholdMs,
+      state: 'unreachable',
+    }),
     (s, row) => {
       const raw = seen.get(s) ?? { hb: [], interval: [] };
       seen.set(s, raw);
@@ -137,6 +146,7 @@ export function servicesFrom(rows: readonly SourcedRow[], now: Date, thresholdMs
     if (latest !== undefined) s.lastHeartbeat = latest;
     const interval = honoredIntervalMs(raw.interval);
     if (interval !== undefined) s.heartbeatIntervalMs = interval;
+    s.staleAfterMs = staleAfterMs(thresholdMs, interval);
     s.state = serviceState(s, raw.hb, raw.interval, now, thresholdMs);
   }
   return services;
