@@ -123,7 +123,7 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
     for (const resource of ['door1', 'robot1', 'conveyor1']) expect(services).toContain(`plant:${resource}`);
     expect(await section('capabilities')).toContain('plant:TransportCapability');
     // Marks this document: a reload would lose it.
-    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    await page.evaluate('window.notReloaded = true');
   }, 60_000);
 
   it('should show a dispatched Operation queued or running, then done, without reloading', async () => {
@@ -140,7 +140,7 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
     expect(rowOf(recent, run.operation)).toMatch(/^done\b/u);
     expect(recent).toContain('requested by cli:');
     expect(await section('activity')).toContain(`${compactIri(run.operation)} is done`);
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
   }, 60_000);
 
   it('should cancel a running Operation from its Cancel button, by keyboard', async () => {
@@ -165,7 +165,7 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
     await until('services', (t) => /^unreachable\b/u.test(conveyorRow(t)), 'conveyor1 swept');
     const services = await section('services');
     expect((services.match(/^live\b/gmu) ?? []).length).toBe(2);
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
     await mkdir(SCREENSHOTS, { recursive: true });
     const screenshot = join(SCREENSHOTS, 'console.png');
     await page.screenshot({ path: screenshot, fullPage: true });
