@@ -11,6 +11,7 @@
  */
 import express, { type Express, type Request, type Response } from 'express';
 import { ValueError } from '../errors.js';
+import { HttpError } from '../http/http-error.js';
 import { jsonBody } from '../http/json-body.js';
 import { consoleCaller } from '../lib/caller-identity.js';
 import type { Logger } from '../lib/logger.js';
@@ -98,7 +99,7 @@ export function mountConsole(app: Express, options: ConsoleRoutesOptions): void 
   app.post(`${base}cancel`, jsonBody(4096), async (req, res) => {
     // A header no cross-site form can send: with the SameSite cookie, the guard against forged cancels.
     if (req.headers['x-console-request'] !== '1' && req.headers.authorization === undefined) {
-      throw new ValueError('a cancel from the console must carry the header "X-Console-Request: 1"');
+      throw new HttpError(403, 'a cancel from the console must carry the header "X-Console-Request: 1"');
     }
     const { operation, store } = cancelRequest(req.body, stores);
     const result = await cancelOperation(ogms.get(store.url)!, operation, { by: consoleCaller(!auth.open) });
