@@ -51,17 +51,17 @@ async function seed(): Promise<{ door: string; robot: string; conveyor: string }
   const capabilityIri = mintCapabilityIri(plant.door1, 'open');
   const workflowIri = door.workflows[0]!.workflowIri;
   for (const name of ['queued', 'done', 'failed']) {
-    const operation = { operationIri: OP(name), operationClass: plant.OpenDoorOperation, capabilityIri, graph: G };
+    const operation = { operationIri: OP(name), operationClass: plant.OpenDoorOperation, capabilityIri };
     await createOperation(ogm, { ...operation, requestedBy: HOSTILE_CALLER, createdAt: new Date() });
   }
-  for (const name of ['done', 'failed']) await setOperationStatus(ogm, { operationIri: OP(name), status: 'running', graph: G });
-  await recordTerminalStatus(ogm, { operationIri: OP('done'), workflowIri, status: 'done', result: '{"door":"open"}', graph: G });
+  for (const name of ['done', 'failed']) await setOperationStatus(ogm, { operationIri: OP(name), status: 'running' });
+  await recordTerminalStatus(ogm, { operationIri: OP('done'), workflowIri, status: 'done', result: '{"door":"open"}' });
   const failure = { failureKind: 'device', failureState: '{"door":"stuck"}', result: 'the device did not answer' } as const;
-  await recordTerminalStatus(ogm, { operationIri: OP('failed'), workflowIri, status: 'failed', ...failure, graph: G });
+  await recordTerminalStatus(ogm, { operationIri: OP('failed'), workflowIri, status: 'failed', ...failure });
   const part = PLANT('part7');
   await ogm.create({ iri: part, type: plant.Part, graph: G });
-  await createPossession(ogm, { workpieceIri: part, possessorIri: plant.door1, changedBy: 'cli:alice', graph: G });
-  await switchPossession(ogm, { workpieceIri: part, newPossessorIri: plant.robot1, changedBy: 'cli:bob', graph: G });
+  await createPossession(ogm, { workpieceIri: part, possessorIri: plant.door1, changedBy: 'cli:alice' });
+  await switchPossession(ogm, { workpieceIri: part, newPossessorIri: plant.robot1, changedBy: 'cli:bob' });
   return { door: door.serviceIri, robot: robot.serviceIri, conveyor: conveyor.serviceIri };
 }
 
