@@ -56,6 +56,10 @@ async function startConveyor1(): Promise<SidecarProc> {
   });
 }
 
+/** Dispatches a pick to robot1 from the command line, without waiting for it. */
+const dispatchPick = () =>
+  requestCli(store, ['--capability', 'plant:PickAndPlaceCapability', '--operation-class', 'plant:PickAndPlaceOperation']);
+
 /** The text of a section of the page. */
 const section = (id: string): Promise<string> => page.locator(`#${id}`).innerText();
 
@@ -127,12 +131,7 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
   }, 60_000);
 
   it('should show a dispatched Operation queued or running, then done, without reloading', async () => {
-    const run = await requestCli(store, [
-      '--capability',
-      'plant:PickAndPlaceCapability',
-      '--operation-class',
-      'plant:PickAndPlaceOperation',
-    ]);
+    const run = await dispatchPick();
     expect(run.code).toBe(0);
     const open = await until('open', (t) => rowOf(t, run.operation) !== '', 'the Operation among the open ones');
     expect(rowOf(open, run.operation)).toMatch(/^(queued|running)\b/u);
@@ -144,12 +143,7 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
   }, 60_000);
 
   it('should cancel a running Operation from its Cancel button, by keyboard', async () => {
-    const run = await requestCli(store, [
-      '--capability',
-      'plant:PickAndPlaceCapability',
-      '--operation-class',
-      'plant:PickAndPlaceOperation',
-    ]);
+    const run = await dispatchPick();
     await until('open', (t) => /^running\b/u.test(rowOf(t, run.operation)), 'the Operation running');
     await page.focus(`button[data-cancel="${run.operation}"]`);
     await page.keyboard.press('Enter');
