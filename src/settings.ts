@@ -221,6 +221,15 @@ export const SETTINGS = {
     commands: ['watchdog'],
     description: 'seconds between watchdog sweeps',
   },
+  consolePort: {
+    schema: { type: ['number', 'null'], minimum: 0, maximum: 65535, multipleOf: 1 },
+    default: null,
+    env: 'SIDECAR_CONSOLE_PORT',
+    flag: '--console-port <port>',
+    commands: ['watchdog'],
+    description:
+      'port on host of the web console the watchdog serves (0: any free port; its token is http.tokenFile); null (env and flag: off) serves none',
+  },
   device: { schema: mapping, startOnly: true, description: 'the co-located device bridge; required with workflows or states' },
   'device.target': {
     schema: text(),

@@ -61,6 +61,11 @@ const COMMANDS: readonly CommandEntry[] = [
     summary: "show a resource's Services, Capabilities and queued or running Operations",
     load: async () => (await import('./status-command.js')).registerStatusCommand,
   },
+  {
+    name: 'console',
+    summary: 'serve the web console of the plant (Services, Operations, possession, live activity, cancel)',
+    load: async () => (await import('./console-command.js')).registerConsoleCommand,
+  },
 ];
 
 const EXAMPLES = `

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { ValueError } from '../errors.js';
-import { createLogger } from '../lib/logger.js';
+import { CONSOLE_DEFAULT_REFRESH_SECONDS } from '../console/console-defaults.js';
+import { createLogger, type Logger } from '../lib/logger.js';
+import type { TripleStore } from '../store/triple-store.js';
 import { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { OGM } from '../ogm/index.js';
 import {
@@ -30,7 +32,8 @@ Sweeps Services whose heartbeat is older than --staleness-threshold seconds: der
 fails the Operations stranded on their resources (unless a surviving Service realizes the
 Operation's Capability). Sweeps at once, then every --sweep-interval seconds, until SIGTERM or
 SIGINT; with --once it sweeps one time and prints the swept Service IRIs as a JSON array.
-It serves GET /, /healthz, /readyz, /metrics (and /activity with --activity-feed) on --host/--port.
+It serves GET /, /healthz, /readyz, /metrics (and /activity with --activity-feed) on --host/--port,
+and with --console-port the web console of the plant (behind --http-token-file, as the rest).
 Settings: flags > environment > --config file > defaults (the variables are those of start).
 Exit codes: 0 done or stopped by a signal, 1 failed, 2 bad configuration.
 
@@ -38,6 +41,7 @@ Examples:
   $ semantic-sidecar watchdog --store http://127.0.0.1:7878/sparql --staleness-threshold 90
   $ semantic-sidecar watchdog --config config/watchdog.yaml
   $ semantic-sidecar watchdog --store http://127.0.0.1:7878/sparql --once
+  $ semantic-sidecar watchdog --store http://127.0.0.1:7878/sparql --console-port 8095
 `;
 
 async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv, deprecations: Deprecation[]): Promise<SidecarConfig> {
@@ -53,6 +57,32 @@ async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv, deprecat
     if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
+}
+
+/**
+ * The web console beside the watchdog's surface, when `consolePort` is set: on the watchdog's
+ * host, over its store, behind its token, judging heartbeats by its threshold. Loaded only then.
+ */
+async function startWatchdogConsole(
+  config: SidecarConfig,
+  store: TripleStore,
+  token: string | undefined,
+  logger: Logger,
+): Promise<{ url: string | undefined; stop: () => Promise<void> } | undefined> {
+  if (config.consolePort === null) return undefined;
+  const { ConsoleServer } = await import('../console/console-server.js');
+  const server = new ConsoleServer({
+    stores: [{ url: config.store.url, client: store }],
+    graph: config.namedGraph,
+    host: config.host,
+    port: config.consolePort,
+    token,
+    stalenessThreshold: config.stalenessThreshold,
+    refreshInterval: CONSOLE_DEFAULT_REFRESH_SECONDS,
+    logger: logger.child({ component: 'console' }),
+  });
+  await server.start();
+  return { url: server.url, stop: () => server.stop() };
 }
 
 /** `watchdog`: a watchdog-mode middleware on the configured store, until `stop` aborts. */
@@ -94,8 +124,10 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
       return;
     }
     await mw.start();
-    io.stdout.write(`${JSON.stringify({ address: mw.address })}\n`);
+    const plantConsole = await startWatchdogConsole(config, store, httpToken ?? undefined, root);
+    io.stdout.write(`${JSON.stringify({ address: mw.address, ...(plantConsole && { console: plantConsole.url }) })}\n`);
     await untilAborted(stop);
+    await plantConsole?.stop();
     await mw.stop();
   } finally {
     await store.close();

@@ -56,7 +56,10 @@ export function mintOperationIri(operationClass: string): string {
   return mintedIri(`${assertIri(operationClass, 'operationClass')}_op_${freshSuffix()}`, 'operation IRI');
 }
 
+/** What joins a workpiece's IRI and a suffix in the IRIs of its PossessionStates (readers find its history by it). */
+export const POSSESSION_STATE_INFIX = '_possession_';
+
 /** A fresh `{workpieceIri}_possession_{12 hex}`, minted per change of possession. */
 export function mintPossessionStateIri(workpieceIri: string): string {
-  return mintedIri(`${assertIri(workpieceIri, 'workpieceIri')}_possession_${freshSuffix()}`, 'possession state IRI');
+  return mintedIri(`${assertIri(workpieceIri, 'workpieceIri')}${POSSESSION_STATE_INFIX}${freshSuffix()}`, 'possession state IRI');
 }

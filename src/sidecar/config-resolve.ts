@@ -160,6 +160,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     ...(broker && { broker }),
     activityFeed: at(ctx, ['activityFeed']) === true,
     activityCapacity: num(ctx, 'activityCapacity'),
+    consolePort: (at(ctx, ['consolePort']) ?? null) as number | null,
     autoregisterConnectors: at(ctx, ['autoregisterConnectors']) !== false,
     connectorSyncDirection: (at(ctx, ['connectorSyncDirection']) ??
       defaultOf('connectorSyncDirection')) as SidecarConfig['connectorSyncDirection'],

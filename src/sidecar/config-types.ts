@@ -173,6 +173,8 @@ export interface SidecarConfig {
   stalenessThreshold: V<'stalenessThreshold'>;
   /** Seconds between watchdog sweeps; default 30. */
   sweepInterval: V<'sweepInterval'>;
+  /** Port of the watchdog's web console; default null: none. */
+  consolePort: V<'consolePort'>;
   /** The device; required when workflows or states are declared. */
   device?: DeviceConfig;
   /** Workflows registered and proxied to the device; default none. */

@@ -41,6 +41,7 @@ describe('loadSidecarConfig defaults', () => {
       autoregisterConnectors: true,
       connectorSyncDirection: 'bidirectional',
       connectorMaxAge: null,
+      consolePort: null,
       log: { level: 'info', accessLevel: 'debug' },
       shutdownGraceMs: LIMITS.shutdownGraceMs,
     });
@@ -279,6 +280,14 @@ const PRECEDENCE: Array<{
     flag: ['shutdownGraceMs', 0],
     read: (c) => c.shutdownGraceMs,
     expect: [1000, 2000, 0],
+  },
+  {
+    field: 'consolePort',
+    file: 'consolePort: 8095',
+    env: ['SIDECAR_CONSOLE_PORT', 'off'],
+    flag: ['consolePort', '0'],
+    read: (c) => c.consolePort,
+    expect: [8095, null, 0],
   },
   {
     field: 'store.timeoutMs',

@@ -1,0 +1,94 @@
+/**
+ * How a browser gets into a protected console: a login form that takes the plant's bearer token
+ * once and answers with a session cookie (`HttpOnly`, `SameSite=Strict`, `Path` the console's).
+ * A cookie rather than a token in the URL fragment because `EventSource` cannot send an
+ * `Authorization` header: the token would have to travel in the stream's query string, and
+ * land in access logs and browser history. The cookie holds a random session id, never the
+ * token; `SameSite=Strict` keeps other sites from riding it, and the cancel route also wants a
+ * header a cross-site form cannot send. Programs keep sending `Authorization: Bearer <token>`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import { BEARER_REALM, bearerMatcher, secretMatcher } from '../http/bearer-auth.js';
+import { HttpError } from '../http/http-error.js';
+
+/** Name of the session cookie. */
+export const SESSION_COOKIE = 'sm_console_session';
+/** How long a browser session lasts. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Most live sessions kept; the oldest is forgotten first. */
+const MAX_SESSIONS = 1000;
+
+function cookieOf(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/** The console's guard: who may in, and the sessions of browsers that signed in. */
+export class ConsoleAuth {
+  readonly #sessions = new Map<string, number>();
+  readonly #header: ((header: string | undefined) => boolean) | undefined;
+  readonly #token: ((presented: string) => boolean) | undefined;
+
+  /** @param token the plant's bearer token; undefined leaves the console open (as the other servers without a token). */
+  constructor(
+    token: string | undefined,
+    readonly path: string,
+  ) {
+    this.#header = token === undefined ? undefined : bearerMatcher(token);
+    this.#token = token === undefined ? undefined : secretMatcher(token);
+  }
+
+  /** True when no token is needed. */
+  get open(): boolean {
+    return this.#token === undefined;
+  }
+
+  /** Whether the request carries the bearer token or a live session cookie. */
+  allows(req: Request): boolean {
+    if (this.#header === undefined || this.#header(req.headers.authorization)) return true;
+    const session = cookieOf(req, SESSION_COOKIE);
+    const expires = session === undefined ? undefined : this.#sessions.get(session);
+    if (expires === undefined || expires < Date.now()) return false;
+    return true;
+  }
+
+  /** A new session for a browser that presented `token`, as its `Set-Cookie` value; undefined when the token is wrong. */
+  signIn(token: unknown): string | undefined {
+    if (this.#token === undefined || typeof token !== 'string' || !this.#token(token)) return undefined;
+    const id = randomBytes(32).toString('base64url');
+    this.#sessions.set(id, Date.now() + SESSION_TTL_MS);
+    for (const old of this.#sessions.keys()) {
+      if (this.#sessions.size <= MAX_SESSIONS) break;
+      this.#sessions.delete(old);
+    }
+    return `${SESSION_COOKIE}=${id}; Path=${this.path}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
+  }
+
+  /**
+   * A middleware that lets in allowed requests; a browser asking for a page (a GET that accepts
+   * HTML) is sent to the login form, anything else gets a 401.
+   */
+  guard(): RequestHandler {
+    return (req, res, next) => {
+      if (this.allows(req)) {
+        next();
+        return;
+      }
+      if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html' && !req.path.endsWith('/events')) {
+        res.redirect(303, `${this.path}login`);
+        return;
+      }
+      res.set('WWW-Authenticate', `Bearer realm="${BEARER_REALM}"`);
+      next(
+        new HttpError(
+          401,
+          'the console needs the plant\'s bearer token: sign in at the login form or send "Authorization: Bearer <token>"',
+        ),
+      );
+    };
+  }
+}
