@@ -102,9 +102,11 @@ function describeAcross(name: string, open: (group: ProcessGroup) => Promise<[Ce
       expect(none.code).toBe(1);
     }, 180_000);
 
-    it('should never load Comunica in a running sidecar', () => {
+    it('should load neither Comunica nor, without an OTLP endpoint, OpenTelemetry in a running sidecar', () => {
       expect(packagesIn(sidecarLog)).toContain('express');
-      expect(readFileSync(sidecarLog, 'utf8')).not.toMatch(/\/@comunica\/|\/dist\/federation\//u);
+      expect(readFileSync(sidecarLog, 'utf8')).not.toMatch(
+        /\/@comunica\/|\/dist\/federation\/|\/@opentelemetry\/|\/dist\/tracing\/otlp-export/u,
+      );
     });
   });
 }
