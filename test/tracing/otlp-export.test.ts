@@ -113,9 +113,11 @@ describe('OpenTelemetry export (tracing.otlpEndpoint)', () => {
     );
     expect((status.json as { status: string }).status).toBe('done');
 
-    // Each process sends its own batches: wait for both sidecars' last spans.
+    // Each process sends its own batches, each span once it ends: wait for all of them.
     const last = (all: Received[], name: string) => all.some((s) => s.traceId === TRACE && s.name === name);
-    const spans = (await spansWhen((all) => last(all, 'request') && last(all, 'device POST /pick'))).filter((s) => s.traceId === TRACE);
+    const spans = (
+      await spansWhen((all) => ['POST /operations', 'request', 'operation', 'device POST /pick'].every((n) => last(all, n)))
+    ).filter((s) => s.traceId === TRACE);
     const one = (name: string | RegExp, instance: string): Received => {
       const found = spans.filter((s) => (typeof name === 'string' ? s.name === name : name.test(s.name)) && s.instance === instance);
       expect(found).toHaveLength(1);
