@@ -477,6 +477,13 @@ export const SETTINGS = {
     secret: 'passwords and keys are not accepted here: name their files in broker.passwordFile and broker.keyFile (or broker.byAddress)',
     description: 'resolved: the passwords and PEM contents of the broker settings',
   },
+  tracing: { schema: mapping, startOnly: true, description: 'export of trace spans to OpenTelemetry' },
+  'tracing.otlpEndpoint': {
+    schema: { type: 'string', maxLength: 2000, pattern: '^https?://' },
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    description:
+      'base URL of an OTLP/HTTP receiver (e.g. http://127.0.0.1:4318): spans of northbound calls, event triggers, Operations and device calls are posted to <url>/v1/traces as JSON; unset: nothing is exported and OpenTelemetry is not loaded',
+  },
   log: { schema: mapping, description: 'logging' },
   'log.level': {
     schema: { enum: LOG_LEVELS },

@@ -4,16 +4,20 @@ import { DEFAULT_FRESH_WITHIN_SECONDS } from '../registration/dispatch.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { compactIri, expandIri } from './curie.js';
 import { CommandFailure } from './exit-codes.js';
-import { integerFlag, openStoreFromFlag, storeOption } from './flags.js';
+import { integerFlag, openStoreFromFlag } from './flags.js';
 import { ageSeconds, formatAge, table } from './format.js';
 import type { CliIo } from './io.js';
 import { findReceivers, type Receiver } from '../queries/discovery.js';
 import { aliveAt } from '../registration/staleness.js';
+import type { StoreEndpoint } from '../federation/select-across-stores.js';
+import type { TripleStore } from '../store/triple-store.js';
+import { storeEndpoints, storeLocations, storesOption } from './store-list.js';
 
 /** Parsed options of `discover`. */
 export interface DiscoverOptions {
   capability: string;
-  store?: string;
+  /** One store, or several to read across (SPARQL endpoints only). */
+  store?: string | string[];
   graph?: string;
   json?: boolean;
   freshWithin: string;
@@ -29,6 +33,8 @@ export interface DiscoveredReceiver extends Receiver {
    * `max(--fresh-within, 3 x its sm:heartbeatInterval)` old. Discovery offers only fresh ones.
    */
   fresh: boolean;
+  /** The store the receiver was found in; only when reading across several stores. */
+  store?: string;
 }
 
 const HELP = `
@@ -39,6 +45,10 @@ freshest first. Exit codes: 0 receivers found, 1 none (or the store failed), 2 u
 Examples:
   $ semantic-sidecar discover --capability plant:DoorOpeningCapability --store http://127.0.0.1:7878/sparql
   $ semantic-sidecar discover --capability https://example.org/plant#TransportCapability --store /var/lib/semantic-sidecar --json
+  $ semantic-sidecar discover --capability plant:DoorOpeningCapability --store http://hall1:7878/sparql --store http://hall2:8890/sparql
+
+With several --store endpoints every store is read at once (through Comunica) and each receiver
+names the store it was found in (a STORE column; "store" in JSON); --limit counts them all.
 `;
 
 /**
@@ -52,17 +62,15 @@ export async function runDiscover(options: DiscoverOptions, io: CliIo, now: Date
   const graph = options.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(options.graph, '--graph');
   const freshWithin = integerFlag(options.freshWithin, '--fresh-within', 0, 31_536_000);
   const limit = integerFlag(options.limit, '--limit', 1, 10_000);
-  const store = await openStoreFromFlag(options.store, io.env);
-  let receivers: Receiver[];
-  let declared: boolean;
-  try {
-    const closure = await classClosure(new OGM({ store, graph }), capabilityClass);
-    declared = closure.declared;
-    receivers = await findReceivers(store, { graph, classes: closure.classes, limit });
-  } finally {
-    await store.close();
-  }
-  const found = receivers.map((r) => withAge(r, now, freshWithin)).sort(freshestFirst);
+  const locations = storeLocations(options.store, io.env);
+  const { receivers, declared } =
+    locations.length === 1
+      ? await discoverInStore(await openStoreFromFlag(locations[0], io.env), graph, capabilityClass, limit)
+      : await discoverAcrossStores(storeEndpoints(locations, io.env), graph, capabilityClass, limit);
+  const found = receivers
+    .map((r) => withAge(r, now, freshWithin))
+    .sort(freshestFirst)
+    .slice(0, limit);
   if (options.json) io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
   else if (found.length > 0) io.stdout.write(receiverTable(found));
   if (found.length === 0) {
@@ -76,6 +84,42 @@ export async function runDiscover(options: DiscoverOptions, io: CliIo, now: Date
   return found;
 }
 
+interface Found {
+  receivers: (Receiver & { store?: string })[];
+  /** Whether the class is declared in the ontology of the store (of any store). */
+  declared: boolean;
+}
+
+/** The receivers in one store, which is closed afterwards. */
+async function discoverInStore(store: TripleStore, graph: string, capabilityClass: string, limit: number): Promise<Found> {
+  try {
+    const closure = await classClosure(new OGM({ store, graph }), capabilityClass);
+    return { receivers: await findReceivers(store, { graph, classes: closure.classes, limit }), declared: closure.declared };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The receivers in every store, read at once, each with its store: each store's own ontology
+ * gives the subclasses looked for in it, as on the one-store path.
+ */
+async function discoverAcrossStores(
+  endpoints: readonly StoreEndpoint[],
+  graph: string,
+  capabilityClass: string,
+  limit: number,
+): Promise<Found> {
+  const { endpointReader } = await import('../federation/endpoint-reader.js');
+  const perStore = await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const found = await discoverInStore(endpointReader(endpoint), graph, capabilityClass, limit);
+      return { ...found, receivers: found.receivers.map((r) => ({ ...r, store: endpoint.url })) };
+    }),
+  );
+  return { receivers: perStore.flatMap((f) => f.receivers), declared: perStore.some((f) => f.declared) };
+}
+
 /** The class and its declared subclasses, from the store's ontology. */
 async function classClosure(ogm: OGM, cls: string): Promise<{ classes: string[]; declared: boolean }> {
   const tbox = await ogm.tbox();
@@ -84,7 +128,7 @@ async function classClosure(ogm: OGM, cls: string): Promise<{ classes: string[];
   return { classes: [cls, ...subclasses], declared: true };
 }
 
-function withAge(receiver: Receiver, now: Date, freshWithin: number): DiscoveredReceiver {
+function withAge(receiver: Receiver & { store?: string }, now: Date, freshWithin: number): DiscoveredReceiver {
   const age = ageSeconds(receiver.lastHeartbeat, now);
   const intervals = receiver.heartbeatInterval === undefined ? [] : [receiver.heartbeatInterval];
   const fresh = age !== undefined && aliveAt([receiver.lastHeartbeat!], intervals, now, freshWithin * 1000);
@@ -97,7 +141,7 @@ function freshestFirst(a: DiscoveredReceiver, b: DiscoveredReceiver): number {
   const ageA = a.heartbeatAgeSeconds ?? Number.POSITIVE_INFINITY;
   const ageB = b.heartbeatAgeSeconds ?? Number.POSITIVE_INFINITY;
   if (ageA !== ageB) return ageA < ageB ? -1 : 1;
-  return a.service.localeCompare(b.service) || a.capability.localeCompare(b.capability);
+  return a.service.localeCompare(b.service) || a.capability.localeCompare(b.capability) || (a.store ?? '').localeCompare(b.store ?? '');
 }
 
 function receiverTable(receivers: readonly DiscoveredReceiver[]): string {
@@ -107,8 +151,10 @@ function receiverTable(receivers: readonly DiscoveredReceiver[]): string {
     r.address,
     compactIri(r.service),
     compactIri(r.capability),
+    ...(r.store === undefined ? [] : [r.store]),
   ]);
-  return table([['HEARTBEAT', 'RESOURCE', 'ADDRESS', 'SERVICE', 'CAPABILITY'], ...rows]);
+  const across = receivers.some((r) => r.store !== undefined);
+  return table([['HEARTBEAT', 'RESOURCE', 'ADDRESS', 'SERVICE', 'CAPABILITY', ...(across ? ['STORE'] : [])], ...rows]);
 }
 
 /** Adds `discover` to the program. */
@@ -116,7 +162,7 @@ export function registerDiscoverCommand(program: Command, io: CliIo): void {
   program
     .command('discover')
     .requiredOption('--capability <class>', 'Capability class: an IRI or a CURIE (cfc:, svc:, mes:, plant:)')
-    .addOption(storeOption())
+    .addOption(storesOption())
     .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)
     .option(
       '--fresh-within <seconds>',

@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { OGM } from '../ogm/ogm.js';
 import { findResourceOperations } from '../registration/operations.js';
+import type { StoreEndpoint } from '../federation/select-across-stores.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { OperationStatus } from '../vocab/status.js';
 import { compactIri, expandIri } from './curie.js';
 import { CommandFailure } from './exit-codes.js';
-import { openStoreFromFlag, storeOption } from './flags.js';
+import { openStoreFromFlag } from './flags.js';
+import { storeEndpoints, storeLocations, storesOption } from './store-list.js';
 import { ageSeconds, formatAge, table } from './format.js';
 import type { CliIo } from './io.js';
 import { capabilitiesOf, servicesOf, type CapabilityState, type ServiceState } from '../queries/discovery.js';
@@ -14,7 +16,8 @@ import { capabilitiesOf, servicesOf, type CapabilityState, type ServiceState } f
 /** Parsed options of `status`. */
 export interface StatusOptions {
   resource: string;
-  store?: string;
+  /** One store, or several to read across (SPARQL endpoints only). */
+  store?: string | string[];
   graph?: string;
   json?: boolean;
 }
@@ -23,14 +26,21 @@ export interface StatusOptions {
 export interface OperationCount {
   count: number;
   first: string[];
+  /** Per store, in the order given; only when reading across several stores. */
+  stores?: { store: string; count: number; first: string[] }[];
 }
+
+/** A row of the status, with the store it came from when reading across several stores. */
+type FromStore<T> = T & { store?: string };
 
 /** What `status` reports about a resource (`--json` prints exactly this). */
 export interface ResourceStatus {
   resource: string;
   graph: string;
-  services: (ServiceState & { reachable: boolean; heartbeatAgeSeconds?: number })[];
-  capabilities: CapabilityState[];
+  /** The stores read, in the order given; only when reading across several stores. */
+  stores?: string[];
+  services: FromStore<ServiceState & { reachable: boolean; heartbeatAgeSeconds?: number }>[];
+  capabilities: FromStore<CapabilityState>[];
   operations: { queued: OperationCount; running: OperationCount };
 }
 
@@ -45,6 +55,10 @@ or Capabilities in the graph, 1 nothing is registered for it (or the store faile
 Examples:
   $ semantic-sidecar status --resource plant:door1 --store http://127.0.0.1:7878/sparql
   $ semantic-sidecar status --resource https://example.org/plant#robot1 --store /var/lib/semantic-sidecar --json
+  $ semantic-sidecar status --resource plant:door1 --store http://hall1:7878/sparql --store http://hall2:8890/sparql
+
+With several --store endpoints every store is read at once (through Comunica) and each Service,
+Capability and Operation names the store it came from ("store" in JSON).
 `;
 
 /**
@@ -55,13 +69,11 @@ Examples:
 export async function runStatus(options: StatusOptions, io: CliIo, now: Date = new Date()): Promise<ResourceStatus> {
   const resource = expandIri(options.resource, '--resource');
   const graph = options.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(options.graph, '--graph');
-  const store = await openStoreFromFlag(options.store, io.env);
-  let status: ResourceStatus;
-  try {
-    status = await readStatus(store, graph, resource, now);
-  } finally {
-    await store.close();
-  }
+  const locations = storeLocations(options.store, io.env);
+  const status =
+    locations.length === 1
+      ? await readStatusOf(await openStoreFromFlag(locations[0], io.env), graph, resource, now)
+      : await readStatusAcross(storeEndpoints(locations, io.env), graph, resource, now);
   if (status.services.length === 0 && status.capabilities.length === 0) {
     if (options.json) io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     throw new CommandFailure(
@@ -71,6 +83,43 @@ export async function runStatus(options: StatusOptions, io: CliIo, now: Date = n
   io.stdout.write(options.json ? `${JSON.stringify(status, null, 2)}\n` : statusText(status));
   return status;
 }
+
+/** The status in one store, which is closed afterwards. */
+async function readStatusOf(store: TripleStore, graph: string, resource: string, now: Date): Promise<ResourceStatus> {
+  try {
+    return await readStatus(store, graph, resource, now);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The status in every store, read at once: every row names its store, the counts add up. */
+async function readStatusAcross(endpoints: readonly StoreEndpoint[], graph: string, resource: string, now: Date): Promise<ResourceStatus> {
+  const { endpointReader } = await import('../federation/endpoint-reader.js');
+  const each = await Promise.all(endpoints.map((e) => readStatusOf(endpointReader(e), graph, resource, now)));
+  const tagged = each.map((status, i) => ({ store: endpoints[i]!.url, status }));
+  const merged = (status: OperationStatusKey): OperationCount => {
+    const stores = tagged.map(({ store, status: s }) => ({ store, ...s.operations[status] }));
+    const first = stores.flatMap((s) => s.first).sort();
+    return { count: stores.reduce((n, s) => n + s.count, 0), first: first.slice(0, STATUS_FIRST_OPERATIONS), stores };
+  };
+  const byIriThenStore =
+    <T extends { store: string }>(key: (row: T) => string) =>
+    (a: T, b: T) =>
+      key(a).localeCompare(key(b)) || a.store.localeCompare(b.store);
+  return {
+    resource,
+    graph,
+    stores: endpoints.map((e) => e.url),
+    services: tagged.flatMap(({ store, status }) => status.services.map((s) => ({ ...s, store }))).sort(byIriThenStore((s) => s.service)),
+    capabilities: tagged
+      .flatMap(({ store, status }) => status.capabilities.map((c) => ({ ...c, store })))
+      .sort(byIriThenStore((c) => c.capability)),
+    operations: { queued: merged('queued'), running: merged('running') },
+  };
+}
+
+type OperationStatusKey = keyof ResourceStatus['operations'];
 
 async function readStatus(store: TripleStore, graph: string, resource: string, now: Date): Promise<ResourceStatus> {
   const ogm = new OGM({ store, graph });
@@ -93,23 +142,38 @@ async function readStatus(store: TripleStore, graph: string, resource: string, n
 }
 
 function statusText(status: ResourceStatus): string {
-  const out = [`Resource ${compactIri(status.resource)} in graph <${status.graph}>`, '', `Services (${status.services.length}):`];
+  const across = status.stores === undefined ? '' : ` across ${status.stores.length} stores (${status.stores.join(', ')})`;
+  const out = [`Resource ${compactIri(status.resource)} in graph <${status.graph}>${across}`, '', `Services (${status.services.length}):`];
   const services = status.services.map((s) => [
     compactIri(s.service),
     s.classes.map(compactIri).join(' ') || '-',
     s.reachable ? 'reachable' : 'unreachable',
     s.address ?? '-',
     `heartbeat ${formatAge(s.heartbeatAgeSeconds)}`,
+    ...storeColumn(s.store),
   ]);
   if (services.length > 0) out.push(indent(table(services)));
   out.push('', `Capabilities (${status.capabilities.length}):`);
-  const capabilities = status.capabilities.map((c) => [compactIri(c.capability), c.classes.map(compactIri).join(' ') || '-', via(c)]);
+  const capabilities = status.capabilities.map((c) => [
+    compactIri(c.capability),
+    c.classes.map(compactIri).join(' ') || '-',
+    via(c),
+    ...storeColumn(c.store),
+  ]);
   if (capabilities.length > 0) out.push(indent(table(capabilities)));
   const { queued, running } = status.operations;
   out.push('', `Operations: ${queued.count} queued, ${running.count} running`);
-  const listed = [...queued.first.map((op) => ['queued', compactIri(op)]), ...running.first.map((op) => ['running', compactIri(op)])];
+  const listed = [...operationRows('queued', queued), ...operationRows('running', running)];
   if (listed.length > 0) out.push(indent(table(listed)));
   return `${out.join('\n')}\n`;
+}
+
+const storeColumn = (store: string | undefined): string[] => (store === undefined ? [] : [store]);
+
+// One row per listed Operation: its status, IRI and, across stores, the store that holds it.
+function operationRows(status: string, count: OperationCount): string[][] {
+  const storeOf = (op: string) => count.stores?.find((s) => s.first.includes(op))?.store;
+  return count.first.map((op) => [status, compactIri(op), ...storeColumn(storeOf(op))]);
 }
 
 function via(c: CapabilityState): string {
@@ -132,7 +196,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
   program
     .command('status')
     .requiredOption('--resource <iri>', 'the resource: an IRI or a CURIE (cfc:, svc:, mes:, plant:)')
-    .addOption(storeOption())
+    .addOption(storesOption())
     .option('--graph <iri>', 'named graph of the registrations', DEFAULT_DATA_GRAPH)
     .option('--json', 'print a JSON object instead of the report')
     .addHelpText('after', HELP)

@@ -10,7 +10,7 @@ import { resolveBroker } from './config-resolve-broker.js';
 import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from './config-resolve-device.js';
 import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
-import type { LogConfig, SidecarConfig } from './config-types.js';
+import type { LogConfig, SidecarConfig, TracingConfig } from './config-types.js';
 import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, at, type ResolveContext } from './config-values.js';
 
 type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity';
@@ -93,6 +93,11 @@ function resolveTiming(
   };
 }
 
+function resolveTracing(ctx: ResolveContext): TracingConfig {
+  const otlpEndpoint = at(ctx, ['tracing', 'otlpEndpoint']);
+  return typeof otlpEndpoint === 'string' && otlpEndpoint !== '' ? { otlpEndpoint } : {};
+}
+
 function resolveLog(ctx: ResolveContext): LogConfig {
   const level = at(ctx, ['log', 'level']);
   const pretty = at(ctx, ['log', 'pretty']);
@@ -166,5 +171,6 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
       defaultOf('connectorSyncDirection')) as SidecarConfig['connectorSyncDirection'],
     connectorMaxAge: (at(ctx, ['connectorMaxAge']) ?? null) as number | null,
     log: resolveLog(ctx),
+    tracing: resolveTracing(ctx),
   };
 }

@@ -140,6 +140,12 @@ export interface LogConfig {
   pretty?: V<'log.pretty'>;
 }
 
+/** Trace export. */
+export interface TracingConfig {
+  /** Base URL of an OTLP/HTTP receiver; absent: nothing is exported. */
+  otlpEndpoint?: V<'tracing.otlpEndpoint'>;
+}
+
 /** The resolved sidecar configuration. See `config/` for commented examples. */
 export interface SidecarConfig {
   /** IRI of the wrapped resource. Required by `start`; absent for the watchdog. */
@@ -201,6 +207,7 @@ export interface SidecarConfig {
   broker?: BrokerConfig;
   /** Logging. */
   log: LogConfig;
+  tracing: TracingConfig;
   /** Time `stop()` gives in-flight work, in ms; default `LIMITS.shutdownGraceMs`. */
   shutdownGraceMs: V<'shutdownGraceMs'>;
 }

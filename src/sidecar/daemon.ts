@@ -29,6 +29,7 @@ import { clearStaleSocket, startLocalApi, type LocalApi, type LocalApiListen } f
 import { securityOptionsOf } from './config.js';
 import type { SidecarConfig } from './config-types.js';
 import { openConfiguredStore } from './store-startup.js';
+import { startOtlpExport } from '../tracing/span-export.js';
 
 /** A running sidecar. */
 export interface Sidecar {
@@ -191,7 +192,11 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
   // The middleware binds `resource` to its own lines; the daemon's lines get it here, so that no
   // line carries the key twice (log stores such as Elasticsearch refuse duplicate keys).
   const logger = options.logger.child({ resource: config.resource });
-  const store = await openConfiguredStore(config, logger, options.signal);
+  const stopExport = await startSpanExport(config);
+  const store = await openConfiguredStore(config, logger, options.signal).catch(async (err: unknown) => {
+    await stopExport?.();
+    throw err;
+  });
   let device: DeviceClient | undefined;
   let mqtt: MqttWorkflows | undefined;
   let mw: SemanticMiddleware | undefined;
@@ -201,12 +206,13 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
     mqtt = await mqttWorkflowsOf(config, ogm, logger);
     const middleware = (mw = buildMiddleware(config, ogm, device, mqtt, options.logger));
     const localApi = await startParts(config, middleware, logger);
-    return sidecarHandle({ middleware, store, device, mqtt, localApi });
+    return sidecarHandle({ middleware, store, device, mqtt, localApi, stopExport });
   } catch (err) {
     await mw?.stop().catch((e: unknown) => logger.warn({ err: e }, 'stopping after a failed start failed'));
     await mqtt?.close();
     await device?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
+    await stopExport?.();
     throw err;
   }
 }
@@ -217,10 +223,19 @@ interface SidecarParts {
   device: DeviceClient | undefined;
   mqtt: MqttWorkflows | undefined;
   localApi: LocalApi | undefined;
+  /** Sends the pending spans and stops exporting; absent when no export is configured. */
+  stopExport: (() => Promise<void>) | undefined;
+}
+
+// OpenTelemetry is loaded only here, and only when an OTLP endpoint is configured.
+function startSpanExport(config: SidecarConfig): Promise<(() => Promise<void>) | undefined> {
+  const endpoint = config.tracing.otlpEndpoint;
+  if (endpoint === undefined) return Promise.resolve(undefined);
+  return startOtlpExport(endpoint, { 'service.instance.id': config.resource ?? 'watchdog' });
 }
 
 function sidecarHandle(parts: SidecarParts): Sidecar {
-  const { middleware, store, device, mqtt, localApi } = parts;
+  const { middleware, store, device, mqtt, localApi, stopExport } = parts;
   let stopping: Promise<void> | undefined;
   const stopAll = async (): Promise<void> => {
     await localApi?.close();
@@ -228,6 +243,7 @@ function sidecarHandle(parts: SidecarParts): Sidecar {
     await mqtt?.close();
     await device?.close();
     await store.close();
+    await stopExport?.();
   };
   return {
     middleware,

@@ -13,6 +13,8 @@ export interface TraceContext {
   readonly spanId: string;
   /** 2 hex digits; bit 0 is `sampled`. */
   readonly flags: string;
+  /** The span this one continues (the caller's, or the enclosing work's), when there is one. */
+  readonly parentSpanId?: string;
 }
 
 /** The name of the header, as Node gives request headers (lowercase). */
@@ -50,7 +52,7 @@ export function newTrace(): TraceContext {
 
 /** A new span of the same trace: the work this hop does on behalf of `parent`. */
 export function childSpan(parent: TraceContext): TraceContext {
-  return { traceId: parent.traceId, spanId: randomHex(8, ZERO_SPAN), flags: parent.flags };
+  return { traceId: parent.traceId, spanId: randomHex(8, ZERO_SPAN), flags: parent.flags, parentSpanId: parent.spanId };
 }
 
 /**

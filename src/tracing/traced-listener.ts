@@ -4,7 +4,9 @@
  * invalid one.
  */
 import type { RequestListener } from 'node:http';
-import { TRACEPARENT_HEADER, traceFromHeader } from './trace-context.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exportingSpans, exportSpan, spanClock } from './span-export.js';
+import { TRACEPARENT_HEADER, traceFromHeader, type TraceContext } from './trace-context.js';
 import { withTrace } from './trace-scope.js';
 
 /**
@@ -13,5 +15,34 @@ import { withTrace } from './trace-scope.js';
  * @example createServer(tracedListener(app))
  */
 export function tracedListener(listener: RequestListener): RequestListener {
-  return (req, res) => withTrace(traceFromHeader(req.headers[TRACEPARENT_HEADER]), () => listener(req, res));
+  return (req, res) => {
+    const trace = traceFromHeader(req.headers[TRACEPARENT_HEADER]);
+    if (exportingSpans()) exportWhenDone(req, res, trace);
+    withTrace(trace, () => listener(req, res));
+  };
+}
+
+// The request as a server span, exported once the response is sent (or the connection closed).
+// Named by the route express matched (`POST /workflows/:name/execute`), not the path, so that
+// names stay few; a request no route took is named by its method alone.
+function exportWhenDone(req: IncomingMessage, res: ServerResponse, trace: TraceContext): void {
+  const startMs = spanClock();
+  res.once('close', () => {
+    const { route, baseUrl } = req as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+    const method = req.method ?? 'GET';
+    const name = typeof route?.path === 'string' ? `${method} ${baseUrl ?? ''}${route.path}` : method;
+    exportSpan({
+      name,
+      kind: 'server',
+      trace,
+      startMs,
+      endMs: spanClock(),
+      attributes: {
+        'http.request.method': method,
+        'url.path': (req.url ?? '/').split('?')[0]!,
+        'http.response.status_code': res.statusCode,
+      },
+      ...(res.statusCode >= 500 && { error: `answered ${res.statusCode}` }),
+    });
+  });
 }

@@ -43,6 +43,7 @@ describe('loadSidecarConfig defaults', () => {
       connectorMaxAge: null,
       consolePort: null,
       log: { level: 'info', accessLevel: 'debug' },
+      tracing: {},
       shutdownGraceMs: LIMITS.shutdownGraceMs,
     });
     expect(storeSpecOf(config.store)).toEqual({ kind: 'embedded', dataDir: join(state, 'store') });
@@ -296,6 +297,14 @@ const PRECEDENCE: Array<{
     flag: ['store.timeoutMs', '3000'],
     read: (c) => c.store.timeoutMs,
     expect: [1000, 2000, 3000],
+  },
+  {
+    field: 'tracing.otlpEndpoint',
+    file: 'tracing: { otlpEndpoint: "http://collector-a:4318" }',
+    env: ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector-b:4318'],
+    flag: ['tracing.otlpEndpoint', 'http://collector-c:4318'],
+    read: (c) => c.tracing.otlpEndpoint,
+    expect: ['http://collector-a:4318', 'http://collector-b:4318', 'http://collector-c:4318'],
   },
 ];
 

@@ -26,6 +26,7 @@ import { resolveEntry } from './trigger.js';
 import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
 import { childSpan } from '../../tracing/trace-context.js';
 import { withTrace } from '../../tracing/trace-scope.js';
+import { timedSpan } from '../../tracing/span-export.js';
 
 /**
  * `claimNext`: the receiver side of an Operation's lifecycle. Pops the instance's FIFO queue,
@@ -166,7 +167,13 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
   const { trace: parent } = taken.entry as QueueEntry;
   const trace = parent && childSpan(parent);
   try {
-    return await withTrace(trace, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri));
+    const span = {
+      name: 'operation',
+      kind: 'consumer' as const,
+      trace,
+      attributes: { 'sm.operation': taken.entry.operationIri, 'sm.workflow': taken.entry.workflowName },
+    };
+    return await withTrace(trace, () => timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri)));
   } finally {
     taken.finish();
   }

@@ -12,6 +12,7 @@ import { errorText } from './operation-data.js';
 import { deliverTrigger } from './trigger-delivery.js';
 import { childSpan, formatTraceparent, newTrace, parseTraceparent } from '../../tracing/trace-context.js';
 import { currentTrace, withTrace } from '../../tracing/trace-scope.js';
+import { exportingSpans, timedSpan } from '../../tracing/span-export.js';
 
 /**
  * `request`: the caller side of dispatch. Discovery first, then the caller's body fills the
@@ -75,7 +76,9 @@ export type RequestBody = (draft: OperationDraft) => unknown;
 export function request(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
   const given = parseTraceparent(options?.traceparent);
   const current = currentTrace();
-  return withTrace(given ? childSpan(given) : (current ?? newTrace()), () => dispatch(ctx, options, body));
+  // Within a traced call, a span of its own only when spans are exported (the trigger then names it as the receiver's parent).
+  const trace = given ? childSpan(given) : current === undefined ? newTrace() : exportingSpans() ? childSpan(current) : current;
+  return withTrace(trace, () => timedSpan({ name: 'request', kind: 'producer', trace }, () => dispatch(ctx, options, body)));
 }
 
 async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {

@@ -17,8 +17,9 @@ import { connectionFailure } from '../../failure.js';
 import { probeHealth } from '../../health.js';
 import { assertTimeout, shown } from '../../values.js';
 import { readReply } from './reply.js';
-import { formatTraceparent, TRACEPARENT_HEADER } from '../../../tracing/trace-context.js';
-import { currentTrace } from '../../../tracing/trace-scope.js';
+import { exportingSpans, timedSpan } from '../../../tracing/span-export.js';
+import { childSpan, formatTraceparent, TRACEPARENT_HEADER } from '../../../tracing/trace-context.js';
+import { currentTrace, withTrace } from '../../../tracing/trace-scope.js';
 import { assertDevicePath, type HttpTarget } from './target.js';
 
 /**
@@ -128,7 +129,22 @@ export class HttpDeviceClient implements DeviceClient {
    * Sends one request and reads its reply under the route's timeout. An abort of `signal` closes
    * the connection, which is how an HTTP device learns that the caller stopped waiting.
    */
-  private async call(route: Route, value: unknown, signal?: AbortSignal): Promise<unknown> {
+  private call(route: Route, value: unknown, signal?: AbortSignal): Promise<unknown> {
+    // Exported as a span of its own, whose id the device receives as its parent.
+    const parent = exportingSpans() ? currentTrace() : undefined;
+    if (parent === undefined) return this.callOnce(route, value, signal);
+    const trace = childSpan(parent);
+    const { method, path } = route.call;
+    const span = {
+      name: `device ${method} ${path}`,
+      kind: 'client' as const,
+      trace,
+      attributes: { 'http.request.method': method, 'url.path': path },
+    };
+    return withTrace(trace, () => timedSpan(span, () => this.callOnce(route, value, signal)));
+  }
+
+  private async callOnce(route: Route, value: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.closed) throw new RuntimeError(`device ${this.description} is closed; ${route.call.method} ${route.call.path} was not sent`);
     signal?.throwIfAborted();
     const body = value === undefined ? undefined : jsonBody(value, route.call);
