@@ -119,7 +119,9 @@ export async function openOpcuaWorkflows(options: OpenOpcuaWorkflowsOptions): Pr
   const logger = options.logger.child({ connector: sm.isInterfaceAccessibleOPCUAWorkflow });
   const declarations = await recognizeOpcuaWorkflows(options.source, options.resource, logger);
   if (declarations.length === 0) return { workflows: [], connected: () => true, close: () => Promise.resolve() };
-  const [{ OpcuaConnection: Connection }, { methodInvoker }] = await Promise.all([import('./connection.js'), import('./method-call.js')]);
+  // One after the other: jest's ESM loader fails on parallel imports that share a module.
+  const { OpcuaConnection: Connection } = await import('./connection.js');
+  const { methodInvoker } = await import('./method-call.js');
   const connections = new Map<string, OpcuaConnection>();
   const close = async (): Promise<void> => void (await Promise.all([...connections.values()].map((c) => c.close().catch(() => undefined))));
   const workflows: BoundMqttWorkflow[] = [];
