@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { OWL, RDFS, sm, XSD } from '../../src/vocab/index.js';
 import { inf } from '../../src/vocab/terms.js';
@@ -44,6 +44,12 @@ export async function startPlc(group: ProcessGroup, pkiDir: string, args: readon
 export function trustServer(pkiDir: string, certificate: string): void {
   mkdirSync(join(pkiDir, 'trusted', 'certs'), { recursive: true });
   copyFileSync(certificate, join(pkiDir, 'trusted', 'certs', 'plc.pem'));
+}
+
+/** Moves every certificate of `rejected/` to `trusted/certs/`, as the README tells an operator (a certificate in both counts as rejected). */
+export function trustRejected(pkiDir: string): void {
+  mkdirSync(join(pkiDir, 'trusted', 'certs'), { recursive: true });
+  for (const file of rejected(pkiDir)) renameSync(join(pkiDir, 'rejected', file), join(pkiDir, 'trusted', 'certs', file));
 }
 
 /** The files in a certificate store's `rejected/` folder. */

@@ -12,9 +12,9 @@ import { LIMITS } from '../../limits.js';
 import type { TransportCredentials } from '../credentials.js';
 import { reconnectDelayMs } from '../mqtt/broker-connection.js';
 import { withTimeout } from '../mqtt/session.js';
-import { certificateManager, loadOpcua, type OpcuaModule } from './load.js';
+import { certificateManager, loadOpcua, type CertificateManager, type OpcuaModule } from './load.js';
 import type { OpcuaEndpoint } from './metadata.js';
-import { connectionProblem } from './problems.js';
+import { connectionProblem, statusName } from './problems.js';
 
 /** Options of {@link OpcuaConnection.open}. */
 export interface OpcuaConnectionOptions {
@@ -31,6 +31,8 @@ export interface OpcuaConnectionOptions {
   onSession(session: ClientSession, opcua: OpcuaModule): Promise<void>;
 }
 
+// Server_ServerStatus_State (OPC UA Part 5): read by the keep-alive.
+const SERVER_STATE = 'i=2259';
 // How long closing a session may take before the channel is closed anyway.
 const SESSION_CLOSE_MS = 1_000;
 
@@ -108,7 +110,7 @@ export class OpcuaConnection {
         // One retry policy: the connection's own backoff, not node-opcua's.
         connectionStrategy: { maxRetry: 0, initialDelay: LIMITS.connectorReconnectMinMs, maxDelay: LIMITS.connectorReconnectMinMs },
         keepSessionAlive: true,
-        ...(this.options.pkiDir !== undefined && { clientCertificateManager: await certificateManager(this.options.pkiDir) }),
+        ...(this.options.pkiDir !== undefined && { clientCertificateManager: await this.certificates(this.options.pkiDir) }),
       }));
       client.on('connection_lost', () => this.lostIf(client, 'the secure channel to the server was lost'));
       client.on('close', () => this.lostIf(client, 'the secure channel to the server was closed'));
@@ -116,6 +118,9 @@ export class OpcuaConnection {
       const session = await client.createSession(this.identity());
       session.on('session_closed', () => this.lostIf(client, 'the server closed the session'));
       session.on('keepalive_failure', () => this.lostIf(client, 'the session stopped answering keep-alives'));
+      // node-opcua makes a new session by itself when the server dropped one; the connection
+      // rebuilds everything instead, so that subscriptions and readiness follow one path.
+      session.on('session_restored', () => this.lostIf(client, 'the server closed the session'));
       this.current = session;
       await this.options.onSession(session, this.opcua);
       if (this.closed || this.client !== client) return;
@@ -123,9 +128,38 @@ export class OpcuaConnection {
       this.attempt = 0;
       this.problem = undefined;
       logger.info(this.options.serves(), 'connector connected');
+      this.keepAlive(client, session);
     } catch (error) {
       this.failed(error);
     }
+  }
+
+  /** Reads the server's state every {@link LIMITS.connectorKeepAliveMs} while `session` is the current one. */
+  private keepAlive(client: OPCUAClient, session: ClientSession): void {
+    const timer = setTimeout(() => {
+      const read = session.read({ nodeId: SERVER_STATE, attributeId: this.opcua.AttributeIds.Value });
+      withTimeout(read, LIMITS.connectorWriteTimeoutMs, () => new Error('no answer in time'))
+        .then((value) => {
+          if (value.statusCode.isNotGood()) throw new Error(value.statusCode.name);
+          if (this.client === client && !this.closed) this.keepAlive(client, session);
+        })
+        .catch((error: unknown) => {
+          this.options.logger.debug({ err: error }, 'OPC UA keep-alive read failed');
+          this.lostIf(client, `the session stopped answering (${statusName(error) ?? 'no answer in time'})`);
+        });
+    }, LIMITS.connectorKeepAliveMs);
+    // The timer never keeps the process alive; close() drops the client, which ends the chain.
+    timer.unref();
+  }
+
+  /**
+   * The certificate store, re-read after a failed attempt: it does not watch its folders, and an
+   * operator may just have moved the server's certificate from rejected/ to trusted/certs/.
+   */
+  private async certificates(dir: string): Promise<CertificateManager> {
+    const manager = await certificateManager(dir);
+    if (this.attempt > 0) await manager.reloadCertificates();
+    return manager;
   }
 
   private lostIf(client: OPCUAClient, reason: string): void {

@@ -28,7 +28,8 @@ export function connectionProblem(error: unknown): string | undefined {
   const status = statusName(error);
   if (REFUSED_USER.test(text))
     return `the server refused the user name or password (${status ?? 'access denied'}): check the user name and the password file`;
-  if (/certificate/iu.test(text) && /(untrusted|not trusted|rejected|invalid|verify|revoked)/iu.test(text) && !UNTRUSTED_CLIENT.test(text))
+  // node-opcua's own check of the server's certificate against this instance's trust list.
+  if (/server certificate verification failed/iu.test(text))
     return "the server's certificate is not trusted by this instance: move it from the PKI directory's rejected/ to trusted/certs/";
   if (UNTRUSTED_CLIENT.test(text))
     return `the server does not trust this instance's certificate (${status}): trust the certificate in the PKI directory's own/certs/ on the server`;
