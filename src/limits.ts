@@ -132,6 +132,11 @@ export const LIMITS = Object.freeze({
   /** Longest delay between a connector's reconnect attempts. */
   connectorReconnectMaxMs: 10_000,
   /**
+   * Interval at which an OPC UA connection reads the server's state to learn that its session is
+   * gone: a server that closes a session does not tell a client whose publish requests are pending.
+   */
+  connectorKeepAliveMs: 2_000,
+  /**
    * Interval at which the REST connector asks a peer middleware for its values: a value it serves
    * is at most this much older than the peer's own copy, and a peer polls as cheaply as a GET.
    */

@@ -423,6 +423,16 @@ export const SETTINGS = {
     startOnly: true,
     description: 'seconds after which a live parameter value is answered as stale; null (env and flag: off) never',
   },
+  opcuaPkiDir: {
+    schema: text(),
+    defaultText: '`<state dir>/opcua-pki`',
+    env: 'SIDECAR_OPCUA_PKI_DIR',
+    flag: '--opcua-pki-dir <dir>',
+    commands: START,
+    startOnly: true,
+    description:
+      "certificate store of the OPC UA connectors: own/ (this sidecar's self-signed certificate), trusted/certs/ (servers it trusts), rejected/; created on first start",
+  },
   broker: {
     schema: mapping,
     startOnly: true,

@@ -2,6 +2,7 @@ import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { ConnectorBinding } from './binding.js';
 import { mqttBinding } from './mqtt/binding.js';
+import { opcuaBinding, type OpcuaBindingOptions } from './opcua/binding.js';
 import { restBinding } from './rest/binding.js';
 
 /**
@@ -47,10 +48,17 @@ export class ConnectorRegistry {
   }
 }
 
-/** A registry holding the bindings that ship: MQTT, and REST to peer middlewares. */
-export function defaultConnectorRegistry(): ConnectorRegistry {
+/** Options of {@link defaultConnectorRegistry}. */
+export interface DefaultConnectorRegistryOptions {
+  /** Options of the OPC UA binding (its certificate store). */
+  opcua?: OpcuaBindingOptions;
+}
+
+/** A registry holding the bindings that ship: MQTT, OPC UA, and REST to peer middlewares. */
+export function defaultConnectorRegistry(options: DefaultConnectorRegistryOptions = {}): ConnectorRegistry {
   const registry = new ConnectorRegistry();
   registry.register(mqttBinding);
+  registry.register(opcuaBinding(options.opcua));
   registry.register(restBinding());
   return registry;
 }

@@ -3,6 +3,7 @@
  * made absolute, derived defaults filled in, cross-field rules checked. Every problem is
  * recorded in the context; the caller throws them all at once.
  */
+import { join } from 'node:path';
 import { normalizeAddress } from '../iri/address.js';
 import { defaultOf, SETTING_ROWS } from '../settings.js';
 import { pathKey } from './config-layers.js';
@@ -11,7 +12,17 @@ import { resolveDevice, resolveLocalApi, resolveStates, resolveWorkflows } from 
 import { resolveHttp, resolveOutgoingTokens } from './config-resolve-http.js';
 import { resolveOntology, resolveStore, stateDirectory } from './config-resolve-store.js';
 import type { LogConfig, SidecarConfig, TracingConfig } from './config-types.js';
-import { addressOf, expandIri, hostProblem, httpUrlProblem, isWildcardHost, report, at, type ResolveContext } from './config-values.js';
+import {
+  absolutePath,
+  addressOf,
+  expandIri,
+  hostProblem,
+  httpUrlProblem,
+  isWildcardHost,
+  report,
+  at,
+  type ResolveContext,
+} from './config-values.js';
 
 type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity';
 const num = (ctx: ResolveContext, key: NumberSetting): number => {
@@ -170,6 +181,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     connectorSyncDirection: (at(ctx, ['connectorSyncDirection']) ??
       defaultOf('connectorSyncDirection')) as SidecarConfig['connectorSyncDirection'],
     connectorMaxAge: (at(ctx, ['connectorMaxAge']) ?? null) as number | null,
+    opcuaPkiDir: absolutePath(ctx, ['opcuaPkiDir'], (at(ctx, ['opcuaPkiDir']) as string | undefined) ?? join(stateDir, 'opcua-pki')),
     log: resolveLog(ctx),
     tracing: resolveTracing(ctx),
   };

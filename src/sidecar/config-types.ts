@@ -203,6 +203,8 @@ export interface SidecarConfig {
   connectorSyncDirection: V<'connectorSyncDirection'>;
   /** Seconds after which a live parameter value is answered as stale; default null: never. */
   connectorMaxAge: V<'connectorMaxAge'>;
+  /** Certificate store of the OPC UA connectors (absolute); default `<state dir>/opcua-pki`. */
+  opcuaPkiDir: string;
   /** Credentials and TLS of the MQTT brokers; absent: anonymous, plain TCP. */
   broker?: BrokerConfig;
   /** Logging. */

@@ -18,6 +18,8 @@ import {
   type DeviceClient,
 } from '../device/index.js';
 import { openMqttWorkflows, type BoundMqttWorkflow, type MqttWorkflows } from '../connectors/mqtt/workflows.js';
+import { openOpcuaWorkflows } from '../connectors/opcua/workflows.js';
+import { defaultConnectorRegistry } from '../connectors/registry.js';
 import { wiringOf } from '../connectors/wiring.js';
 import { ValueError } from '../errors.js';
 import { OGM } from '../ogm/index.js';
@@ -64,7 +66,7 @@ function deviceClient(config: SidecarConfig, logger: Logger): DeviceClient | und
 function deviceHealthOptions(
   config: SidecarConfig,
   device: DeviceClient | undefined,
-  mqtt: MqttWorkflows | undefined,
+  mqtt: TransportWorkflows | undefined,
 ): Pick<SemanticMiddlewareOptions, 'deviceHealth' | 'deviceHealthIntervalMs'> {
   const bridge =
     device === undefined || config.device === undefined
@@ -76,27 +78,40 @@ function deviceHealthOptions(
   const brokers = mqtt !== undefined && mqtt.workflows.length > 0 ? mqtt : undefined;
   if (bridge === undefined && brokers === undefined) return {};
   const deviceHealth: DeviceHealthProbe = async () => {
-    // The reason names no broker: it reaches /readyz, which is northbound.
-    if (brokers !== undefined && !brokers.connected())
-      return { available: false, reason: 'the broker of a workflow bound to MQTT is not connected' };
+    // The reason names no broker or server: it reaches /readyz, which is northbound.
+    if (brokers !== undefined && !brokers.connected()) return { available: false, reason: brokers.downReason };
     return bridge === undefined ? { available: true } : bridge();
   };
   return { deviceHealth, ...(config.device !== undefined && { deviceHealthIntervalMs: config.device.healthIntervalMs }) };
 }
 
 /**
- * The workflows the graph binds to MQTT, connected when the wiring drives the device (an
- * observing or inspecting sidecar invokes nothing); undefined otherwise.
+ * The workflows the graph binds to MQTT and to OPC UA methods, connected when the wiring drives
+ * the device (an observing or inspecting sidecar invokes nothing); undefined otherwise.
  */
-async function mqttWorkflowsOf(config: SidecarConfig, ogm: OGM, logger: Logger): Promise<MqttWorkflows | undefined> {
+async function transportWorkflowsOf(config: SidecarConfig, ogm: OGM, logger: Logger): Promise<TransportWorkflows | undefined> {
   if (!wiringOf(config.autoregisterConnectors, config.connectorSyncDirection).writes) return undefined;
-  return openMqttWorkflows({
-    source: ogm.db,
-    resource: config.resource!,
-    logger,
-    credentials: config.broker?.credentials ?? null,
-    defaultTimeoutMs: config.device?.timeoutMs,
-  });
+  const common = { source: ogm.db, resource: config.resource!, logger, credentials: config.broker?.credentials ?? null };
+  const mqtt = await openMqttWorkflows({ ...common, defaultTimeoutMs: config.device?.timeoutMs });
+  const opcua = await openOpcuaWorkflows({ ...common, pkiDir: config.opcuaPkiDir, timeoutMs: config.device?.timeoutMs }).catch(
+    async (error: unknown) => {
+      await mqtt.close();
+      throw error;
+    },
+  );
+  return {
+    workflows: [...mqtt.workflows, ...opcua.workflows],
+    connected: () => mqtt.connected() && opcua.connected(),
+    downReason: mqtt.connected()
+      ? 'the server of a workflow bound to an OPC UA method is not connected'
+      : 'the broker of a workflow bound to MQTT is not connected',
+    close: async () => void (await Promise.all([mqtt.close(), opcua.close()])),
+  };
+}
+
+/** The workflows bound to MQTT and to OPC UA methods, and why they are unavailable while a transport is down. */
+interface TransportWorkflows extends MqttWorkflows {
+  readonly downReason: string;
 }
 
 /** Runs a claimed Operation through the MQTT workflow of its name, else through the device's runner. */
@@ -121,7 +136,7 @@ function buildMiddleware(
   config: SidecarConfig,
   ogm: OGM,
   device: DeviceClient | undefined,
-  mqttWorkflows: MqttWorkflows | undefined,
+  mqttWorkflows: TransportWorkflows | undefined,
   logger: Logger,
 ): SemanticMiddleware {
   const mqtt = mqttWorkflows?.workflows ?? [];
@@ -142,6 +157,7 @@ function buildMiddleware(
     connectorSyncDirection: config.connectorSyncDirection,
     connectorMaxAge: config.connectorMaxAge,
     connectorCredentials: config.broker?.credentials ?? null,
+    connectorRegistry: defaultConnectorRegistry({ opcua: { pkiDir: config.opcuaPkiDir } }),
     shutdownGraceMs: config.shutdownGraceMs,
     ...deviceHealthOptions(config, device, mqttWorkflows),
     ...securityOptionsOf(config),
@@ -198,12 +214,12 @@ export async function startSidecar(config: SidecarConfig, options: StartSidecarO
     throw err;
   });
   let device: DeviceClient | undefined;
-  let mqtt: MqttWorkflows | undefined;
+  let mqtt: TransportWorkflows | undefined;
   let mw: SemanticMiddleware | undefined;
   try {
     const ogm = new OGM({ store, graph: config.namedGraph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     device = deviceClient(config, logger);
-    mqtt = await mqttWorkflowsOf(config, ogm, logger);
+    mqtt = await transportWorkflowsOf(config, ogm, logger);
     const middleware = (mw = buildMiddleware(config, ogm, device, mqtt, options.logger));
     const localApi = await startParts(config, middleware, logger);
     return sidecarHandle({ middleware, store, device, mqtt, localApi, stopExport });

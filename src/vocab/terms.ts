@@ -158,6 +158,22 @@ export const sm = Object.freeze({
   hasMQTTCommandTopic: SM('hasMQTTCommandTopic'),
   hasMQTTResponseTopic: SM('hasMQTTResponseTopic'),
   hasMQTTTimeoutMs: SM('hasMQTTTimeoutMs'),
+  /**
+   * The OPC UA connector (`ontology/middleware.ttl`): the parameter marker
+   * (`rdfs:subPropertyOf inf:isInterfaceAccessibleParameter`) and the workflow marker, the
+   * server's endpoint URL, a variable's NodeId, a method's object and method NodeIds, the
+   * optional sampling interval, security mode and policy and user name. Southbound only.
+   */
+  isInterfaceAccessibleOPCUAParameter: SM('isInterfaceAccessibleOPCUAParameter'),
+  isInterfaceAccessibleOPCUAWorkflow: SM('isInterfaceAccessibleOPCUAWorkflow'),
+  hasOPCUAEndpoint: SM('hasOPCUAEndpoint'),
+  hasOPCUANodeId: SM('hasOPCUANodeId'),
+  hasOPCUAObjectNodeId: SM('hasOPCUAObjectNodeId'),
+  hasOPCUAMethodNodeId: SM('hasOPCUAMethodNodeId'),
+  hasOPCUASamplingIntervalMs: SM('hasOPCUASamplingIntervalMs'),
+  hasOPCUASecurityMode: SM('hasOPCUASecurityMode'),
+  hasOPCUASecurityPolicy: SM('hasOPCUASecurityPolicy'),
+  hasOPCUAUserName: SM('hasOPCUAUserName'),
   workflowClass: SM('workflowClass'),
   capabilityClass: SM('capabilityClass'),
   /**
