@@ -17,7 +17,7 @@ export type { TripleStore } from './store/triple-store.js';
 export { MeasuredStore, type StoreObserver, type StoreRequestKind, type StoreRequestOutcome } from './store/measured-store.js';
 
 // The OGM: the one validated read and write path.
-export { OGM, type OgmOptions, type CreateInput, type CommitInput, type Individual } from './ogm/ogm.js';
+export { OGM, type OgmOptions, type CreateInput, type CommitInput, type Individual, type WrittenIndividual } from './ogm/ogm.js';
 
 // Ontology provisioning: the bundled modules, and the user's own ontology files.
 export { provisionOntology, loadOntologyFiles, type ProvisionOptions } from './ontology/provision.js';

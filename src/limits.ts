@@ -91,6 +91,11 @@ export const LIMITS = Object.freeze({
   /** Interval at which waiting for an Operation's terminal status re-reads the graph. */
   operationPollMs: 50,
   /**
+   * Outcomes announced over event-trigger channels that a requester keeps for its waiters (and
+   * channels it keeps open): past it the oldest is dropped and its waiter reads the store.
+   */
+  maxAwaitedOutcomes: 1_024,
+  /**
    * Interval at which a receiver reads whether a cancel of its running Operations was requested
    * (one small query, and only while something runs): how long a cancelled device call may go on.
    */

@@ -28,6 +28,8 @@ export type EnsureTransport = (host: string, port: number) => void | Promise<voi
 /**
  * The subset of WHATWG `fetch` the middleware uses (trigger delivery, and the liveness probe of
  * twin instances at start-up, a GET without a body); inject one to route or observe requests.
+ * A response with `headers` and a `body` stream lets a trigger's outcome channel be read (see
+ * outcome-channel.ts); without them the requester reads outcomes from the store.
  */
 export type FetchFunction = (
   url: string,
@@ -36,6 +38,8 @@ export type FetchFunction = (
   ok: boolean;
   status: number;
   text(): Promise<string>;
+  headers?: { get(name: string): string | null };
+  body?: ReadableStream<Uint8Array> | null;
 }>;
 
 /**

@@ -204,6 +204,13 @@ export class SemanticMiddleware {
 
   /** Waits for the Operation's terminal status; OperationTimeoutError after `timeoutMs`. */
   waitForOperation(operationIri: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<OperationSnapshot> {
-    return waitForOperation(this.#ctx.ogm, operationIri, { ...options, ...this.#ctx.graph });
+    const awaited = this.#ctx.awaited;
+    const outcome = typeof operationIri === 'string' ? awaited.peek(operationIri) : undefined;
+    return waitForOperation(this.#ctx.ogm, operationIri, { ...options, ...this.#ctx.graph, ...(outcome && { outcome }) }).then(
+      (snapshot) => {
+        awaited.consumed(operationIri);
+        return snapshot;
+      },
+    );
   }
 }

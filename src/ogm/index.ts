@@ -10,5 +10,6 @@ export {
   type CommitResult,
   type Individual,
   type PropertyInputs,
+  type WrittenIndividual,
 } from './ogm.js';
 export type { ValueInput } from './values.js';

@@ -18,6 +18,7 @@ import {
   guardAsk,
   guardPatterns,
   oneOfPatterns,
+  typePatterns,
   typesQuery,
 } from '../queries/ogm-writes.js';
 import type { SparqlFragment } from '../store/sparql.js';
@@ -68,6 +69,14 @@ export interface CommitMatchingInput {
   /** Property -> the new values of every matched individual; `[]` removes them. */
   set: PropertyInputs;
   graph?: string;
+}
+
+/** What a create wrote: the individual, its graph, its classes and its property values as terms. */
+export interface WrittenIndividual {
+  iri: string;
+  graph: string;
+  classes: readonly string[];
+  values: ReadonlyMap<string, readonly Term[]>;
 }
 
 /** Whether a commit applied; false only when its guard did not hold. */
@@ -162,11 +171,12 @@ export class OGM {
     }
   }
 
-  /** Creates a typed individual with its properties in one `INSERT DATA`. */
-  async create(input: CreateInput): Promise<void> {
+  /** Creates a typed individual with its properties in one `INSERT DATA`; returns what it wrote. */
+  async create(input: CreateInput): Promise<WrittenIndividual> {
     const { graph, iri, classes, values } = await this.validateCreate(input);
     await this.store.update(createUpdate(graph, iri, classes, values));
     this.types.add(graph, iri, classes);
+    return { iri, graph, classes, values };
   }
 
   /**
@@ -216,17 +226,20 @@ export class OGM {
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = await this.typesOf(iri, graph);
-    const { tbox, set, absent, guards } = await this.withTbox((tbox) => {
+    const { tbox, set, exact, guards } = await this.withTbox((tbox) => {
       checkClasses(tbox, iri, classes);
       const set = resolveValues(tbox, iri, classes, input.set);
       const exact = resolveValues(tbox, iri, classes, input.guard ?? {});
       const oneOf = resolveValues(tbox, iri, classes, input.guardOneOf ?? {});
       checkMaxCounts(tbox, { focus: iri, classes, values: set });
-      const absent = new Set([...exact].filter(([, terms]) => terms.length === 0).map(([p]) => p));
-      return { tbox, set, absent, guards: [...guardPatterns(iri, exact), ...oneOfPatterns(iri, oneOf)] };
+
+      // The classes validated against are guarded too: they may have come from a cache filled
+      // by a caller's own read or message, and a compare-and-set must not apply to anything else.
+      const guards = [...guardPatterns(iri, exact), ...oneOfPatterns(iri, oneOf)];
+      return { tbox, set, exact, guards: guards.length > 0 ? [...typePatterns(iri, classes), ...guards] : guards };
     });
     await this.checkShapes(tbox, graph, { focus: iri, classes, values: set }, new Set(set.keys()));
-    const update = commitUpdate(graph, iri, set, guards, absent);
+    const update = commitUpdate(graph, iri, set, guards, exact);
     if (guards.length === 0) {
       await this.store.update(update);
       return { applied: true };

@@ -55,6 +55,12 @@ export function guardPatterns(iri: string, guard: PropertyValues): SparqlFragmen
   return out;
 }
 
+/** Patterns that hold when the individual has each of the classes. */
+export function typePatterns(iri: string, classes: readonly string[]): SparqlFragment[] {
+  const s = namedNode(iri);
+  return classes.map((c) => sparql`${s} ${TYPE} ${namedNode(c)} .`);
+}
+
 /** Patterns that hold when each property holds exactly one value, and it is one of the given ones. */
 export function oneOfPatterns(iri: string, oneOf: PropertyValues): SparqlFragment[] {
   const s = namedNode(iri);
@@ -75,17 +81,18 @@ export function oneOfPatterns(iri: string, oneOf: PropertyValues): SparqlFragmen
  * Virtuoso drops a whole solution (the INSERT too) when a DELETE template variable is unbound,
  * so the usual `OPTIONAL` would make a first write of a property silently do nothing there. The
  * stand-in triple `<s> <p> <type>` does not exist, so deleting it is harmless. A property in
- * `guardedAbsent` (the guard requires it to have no value) is only inserted.
+ * `guarded` (the guard requires it to hold exactly those values, `[]`: none) needs no match:
+ * its old values are deleted as ground triples.
  */
 export function commitUpdate(
   graph: string,
   iri: string,
   set: PropertyValues,
   guards: readonly SparqlFragment[],
-  guardedAbsent: ReadonlySet<string> = new Set(),
+  guarded: PropertyValues = new Map(),
 ): string {
   const s = namedNode(iri);
-  return replaceUpdate(graph, s, set, [anchor(s), ...guards], false, guardedAbsent);
+  return replaceUpdate(graph, s, set, [anchor(s), ...guards], false, guarded);
 }
 
 /**
@@ -105,12 +112,13 @@ function replaceUpdate(
   set: PropertyValues,
   where: readonly SparqlFragment[],
   optionalOld = false,
-  guardedAbsent: ReadonlySet<string> = new Set(),
+  guarded: PropertyValues = new Map(),
 ): string {
-  // A property the guard requires to have no value has nothing to delete: each old-value UNION
-  // doubles the SQL Virtuoso generates, which refuses an update past 10 000 lines.
-  const props = [...set.keys()].filter((p) => !guardedAbsent.has(p)).map((p) => namedNode(p));
-  const del = props.map((p, i) => sparql`${s} ${p} ${variable(`o${i}`)} .`);
+  // A property whose values the guard fixes has nothing to match: each old-value UNION doubles
+  // the SQL Virtuoso generates, which refuses an update past 10 000 lines.
+  const props = [...set.keys()].filter((p) => !guarded.has(p)).map((p) => namedNode(p));
+  const known = new Map([...set.keys()].filter((p) => guarded.has(p)).map((p) => [p, guarded.get(p)!]));
+  const del = [...props.map((p, i) => sparql`${s} ${p} ${variable(`o${i}`)} .`), ...valueTriples(s, known)];
   const old = props.map((p, i) => {
     const o = variable(`o${i}`);
     if (optionalOld) return sparql`OPTIONAL { ${s} ${p} ${o} . }`;

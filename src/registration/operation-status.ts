@@ -15,6 +15,12 @@ export interface SetOperationStatusOptions extends GraphOption {
   status: OperationStatus;
   /** `sm:claimedAt`, written in the same update; now when omitted. */
   claimedAt?: Date | null;
+  /**
+   * Property -> the values the Operation must hold besides its status for the claim to apply,
+   * checked in the same compare-and-set (a receiver that was told what the Operation holds claims
+   * it without reading it first). None when omitted.
+   */
+  expect?: PropertyInputs | null;
 }
 
 /** Options of {@link recordTerminalStatus}. */
@@ -44,8 +50,9 @@ export interface MarkOperationFailedOptions extends GraphOption {
 /**
  * Moves an Operation from `queued` to `running` (the claim) in one compare-and-set commit: the
  * write applies only if the Operation holds exactly the status `queued`, so of several
- * concurrent claimers exactly one wins. `sm:claimedAt` is written in the same update. Costs one request (plus one type read when the OGM has
- * not seen the Operation yet).
+ * concurrent claimers exactly one wins. `sm:claimedAt` is written in the same update; with
+ * `expect`, the write applies only if the Operation also holds exactly those values. Costs one
+ * request (plus one type read when the OGM has not seen the Operation yet).
  * @throws ValueError for an unknown status or one this function may not write (`done` and
  *   `failed` need provenance: use recordTerminalStatus or markOperationFailed; nothing returns to
  *   `queued`), or a malformed IRI.
@@ -58,15 +65,20 @@ export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOp
   const iri = assertIri(options.operationIri, 'operationIri');
   const from = priorStatuses('setOperationStatus', options.status);
   const claimedAt = checkDate(options.claimedAt ?? new Date(), 'claimedAt');
-  await transition(ogm, iri, options.status, from, { [sm.claimedAt]: claimedAt }, graphOf(ogm, options));
+  const expect = options.expect ?? {};
+  if (typeof expect !== 'object' || Array.isArray(expect) || Object.hasOwn(expect, svc.operationStatus))
+    throw new ValueError(`expect must be an object of property -> values other than the status, got ${preview(expect)}`);
+  // A queued Operation was never claimed: guarding on that spares the commit matching old values.
+  await transition(ogm, iri, options.status, from, { [sm.claimedAt]: claimedAt }, graphOf(ogm, options), { ...expect, [sm.claimedAt]: [] });
 }
 
 /**
  * Moves a `running` Operation to `done` or `failed` together with its provenance, in one
  * compare-and-set commit: `svc:operationStatus`, `svc:executedByWorkflow`,
  * `svc:executionTimestamp`, `sm:finishedAt` (the same instant), `svc:executionResult` and, when
- * failed, `svc:failureState` and `sm:failureKind`. The result, failure state and kind are replaced (removed when not given), so
- * the stored outcome is exactly this call's, never mixed with another writer's. A cancel requested
+ * failed, `svc:failureState` and `sm:failureKind`. The write applies only while the Operation
+ * holds none of these yet, so the stored outcome is exactly this call's, never mixed with another
+ * writer's. A cancel requested
  * meanwhile (`sm:cancelRequested`) wins: the write then applies only with failure kind
  * `cancelled`, so a cancel that was acknowledged is never followed by `done`. One request.
  * @throws ValueError for a status other than `done`/`failed`, a failure state or kind given with
@@ -94,9 +106,12 @@ export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStat
     [svc.failureState]: (failed ? options.failureState : undefined) ?? [],
     [sm.failureKind]: kind ?? [],
   };
-  // A running Operation has no sm:finishedAt: guarding on it makes the commit insert it without
-  // a delete pattern, keeping the update within Virtuoso's limits (see commitUpdate).
-  const guard = { [sm.finishedAt]: [], ...(kind === FailureKind.CANCELLED ? {} : { [sm.cancelRequested]: [] }) };
+  // Only a terminal transition writes the provenance, and nothing leaves a terminal status, so a
+  // running Operation holds none of it: guarding on that makes the commit insert it without a
+  // delete pattern per property (each one doubles the SQL Virtuoso makes of it, see commitUpdate,
+  // and costs the store a join), and a write that finds any of it set loses its compare-and-set.
+  const unset = Object.fromEntries(Object.keys(provenance).map((p) => [p, []]));
+  const guard = { ...unset, ...(kind === FailureKind.CANCELLED ? {} : { [sm.cancelRequested]: [] }) };
   await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options), guard);
 }
 

@@ -1,6 +1,6 @@
 import { TransitionConflictError, ValueError } from '../errors.js';
 import { assertIri, isIri, preview } from '../iri/validate.js';
-import type { CreateInput, OGM, PropertyInputs } from '../ogm/ogm.js';
+import type { CreateInput, OGM, PropertyInputs, WrittenIndividual } from '../ogm/ogm.js';
 import { operationCreatedAtQuery, resourceOperationsQuery, serviceOperationsQuery } from '../queries/operations.js';
 import { namedNode } from '../store/terms.js';
 import { SVC } from '../vocab/namespaces.js';
@@ -139,10 +139,11 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions, c
  * @throws ValueError for a malformed IRI or data key, a status other than `queued`/`running`, or a deadline that is not a valid Date.
  * @throws ValidationError (nothing written) for an undeclared data property or one whose domain
  *   does not admit the class, or a value of the wrong kind.
+ * @returns what it wrote (its classes and property values as terms): a requester sends it with the event trigger.
  * @example await createOperation(ogm, { operationIri: mintOperationIri(cls), operationClass: cls, capabilityIri, data: { [PLANT('angle')]: 90 } })
  */
-export async function createOperation(ogm: OGM, options: CreateOperationOptions): Promise<void> {
-  await ogm.create(await operationCreateInput(ogm, options, options.createdAt ?? new Date()));
+export async function createOperation(ogm: OGM, options: CreateOperationOptions): Promise<WrittenIndividual> {
+  return ogm.create(await operationCreateInput(ogm, options, options.createdAt ?? new Date()));
 }
 
 /**

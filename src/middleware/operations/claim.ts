@@ -27,6 +27,8 @@ import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
 import { childSpan } from '../../tracing/trace-context.js';
 import { withTrace } from '../../tracing/trace-scope.js';
 import { timedSpan } from '../../tracing/span-export.js';
+import { claimedIndividual, claimExpectations } from './operation-description.js';
+import type { Outcome } from './outcome-channel.js';
 
 /**
  * `claimNext`: the receiver side of an Operation's lifecycle. Pops the instance's FIFO queue,
@@ -63,10 +65,15 @@ export interface Claimed {
 /** The body of `claimNext`. */
 export type ClaimBody = (claimed: Claimed) => unknown;
 
+/** A queue entry whose Workflow is known. */
+type ResolvedEntry = QueueEntry & Required<Pick<QueueEntry, 'workflowIri' | 'workflowName'>>;
+
 interface Taken {
-  entry: Required<QueueEntry>;
+  entry: ResolvedEntry;
   flight: InFlight;
   finish: () => void;
+  /** The `sm:claimedAt` the claim wrote. */
+  claimedAt: Date;
 }
 
 /**
@@ -88,20 +95,32 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
     const taken = ctx.queue.take();
     if (!taken) throw new OperationQueueEmpty(`no queued Operation in this instance's queue (Service <${serviceIri}>)`);
     const { entry, flight, finish } = taken;
-    let resolved: Required<QueueEntry> | undefined;
+    let resolved: ResolvedEntry | undefined;
     try {
       resolved =
         entry.workflowIri && entry.workflowName
-          ? (entry as Required<QueueEntry>)
-          : ((await resolveEntry(ctx, entry.operationIri, serviceIri)) as Required<QueueEntry>);
+          ? (entry as ResolvedEntry)
+          : ((await resolveEntry(ctx, entry.operationIri, serviceIri)) as ResolvedEntry);
       if (deadlinePassed(resolved.deadline)) await failPastDeadline(ctx, entry.operationIri, resolved.deadline);
-      await setOperationStatus(ctx.ogm, { operationIri: entry.operationIri, status: OperationStatus.RUNNING, ...ctx.graph });
+      const claimedAt = new Date();
+      const { described } = resolved;
+      // Told what the Operation holds, the claim requires exactly that instead of reading it.
+      if (described) ctx.ogm.rememberTypes(entry.operationIri, described.types, ctx.graphIri);
+      const expect = described && claimExpectations(described);
+      await setOperationStatus(ctx.ogm, {
+        operationIri: entry.operationIri,
+        status: OperationStatus.RUNNING,
+        claimedAt,
+        expect,
+        ...ctx.graph,
+      });
       flight.running = true;
       flight.runningSince = performance.now();
       if (flight.abort.signal.aborted) await giveUp(ctx, entry.operationIri);
-      return { entry: resolved, flight, finish };
+      return { entry: resolved, flight, finish, claimedAt };
     } catch (error) {
       finish();
+      ctx.outcomes.settle(entry.operationIri, null);
       if (error instanceof StoreError) {
         ctx.queue.unshift(resolved ? { ...resolved, claimSent: true } : entry);
         throw error;
@@ -164,8 +183,9 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
   const { serviceIri } = ctx.service('claimNext');
   const taken = await take(ctx, serviceIri);
   // The work continues the trace of the trigger that enqueued it, as a span of its own.
-  const { trace: parent } = taken.entry as QueueEntry;
+  const { trace: parent } = taken.entry;
   const trace = parent && childSpan(parent);
+  const settled: { outcome: Outcome } = { outcome: null };
   try {
     const span = {
       name: 'operation',
@@ -173,9 +193,10 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
       trace,
       attributes: { 'sm.operation': taken.entry.operationIri, 'sm.workflow': taken.entry.workflowName },
     };
-    return await withTrace(trace, () => timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri)));
+    return await withTrace(trace, () => timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri, settled)));
   } finally {
     taken.finish();
+    ctx.outcomes.settle(taken.entry.operationIri, settled.outcome);
   }
 }
 
@@ -185,16 +206,17 @@ async function run(
   body: ClaimBody,
   scope: ClassScope | undefined,
   resourceIri: string,
+  settled: { outcome: Outcome },
 ): Promise<unknown> {
   const { entry, flight } = taken;
   const log = ctx.logger.child({ operation: entry.operationIri, workflow: entry.workflowName });
   ctx.record('claim', { operation: entry.operationIri, workflow: entry.workflowIri });
   let result: string | undefined;
   let claimed: Claimed | undefined;
+  let deadline: Date | undefined;
   try {
-    const operation = await ctx.ogm.fetch(entry.operationIri, { graph: ctx.graphIri, follow: scope?.follow ?? [] });
-    if (!operation) throw new OperationResolutionError(`Operation <${entry.operationIri}> vanished from the graph after it was claimed`);
-    const deadline = deadlineOf(operation);
+    const operation = await claimedOperation(ctx, taken, scope);
+    deadline = deadlineOf(operation);
     if (deadlinePassed(deadline)) throw new OperationDeadlineError(`Operation <${entry.operationIri}>: ${deadlineReason(deadline)}`);
     flight.cancel.signal.throwIfAborted();
     claimed = { ...entry, operation, data: operationData(operation), signal: flight.signal, result: undefined };
@@ -203,13 +225,26 @@ async function run(
     result = resultText(claimed.result);
   } catch (error) {
     logFailure(log, error);
-    await recordFailure(ctx, taken, error, resourceIri);
+    settled.outcome = await recordFailure(ctx, taken, error, resourceIri, deadline);
     throw error;
   }
-  await recordDone(ctx, taken, result ?? null);
+  settled.outcome = await recordDone(ctx, taken, result ?? null, deadline);
   log.info('operation done');
   ctx.record('done', { operation: entry.operationIri, workflow: entry.workflowIri });
   return claimed.result;
+}
+
+/**
+ * The Operation as the claim left it: built from what the trigger described (the claim's
+ * compare-and-set confirmed the graph holds exactly that), else read under the fetch scope (a
+ * scope that follows chains always reads).
+ */
+async function claimedOperation(ctx: MiddlewareContext, { entry, claimedAt }: Taken, scope: ClassScope | undefined): Promise<Individual> {
+  const follow = scope?.follow ?? [];
+  if (entry.described && follow.length === 0) return claimedIndividual(entry.operationIri, entry.described, claimedAt);
+  const operation = await ctx.ogm.fetch(entry.operationIri, { graph: ctx.graphIri, follow });
+  if (!operation) throw new OperationResolutionError(`Operation <${entry.operationIri}> vanished from the graph after it was claimed`);
+  return operation;
 }
 
 /**

@@ -46,6 +46,11 @@ export interface WaitOptions extends GraphOption {
   timeoutMs?: number;
   /** Ends the wait early (rejects with the signal's reason). */
   signal?: AbortSignal;
+  /**
+   * The outcome announced for the Operation by its receiver (the trigger's outcome channel): the
+   * wait takes it instead of reading the store, and reads the store only when it resolves null.
+   */
+  outcome?: Promise<OperationSnapshot | null>;
 }
 
 /**
@@ -92,10 +97,26 @@ export function snapshotJson(snapshot: OperationSnapshot): Record<string, unknow
 // First pause between reads while waiting; short work is usually done by then.
 const FIRST_POLL_MS = 5;
 
+/** The announced outcome, or null when it does not come within `ms` (or says nothing). */
+async function announcedWithin(
+  outcome: Promise<OperationSnapshot | null>,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<OperationSnapshot | null> {
+  const timer = new AbortController();
+  const aborted = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+  try {
+    return await Promise.race([outcome, sleep(ms, aborted).then(() => null)]);
+  } finally {
+    timer.abort();
+    signal?.throwIfAborted();
+  }
+}
+
 /**
- * Resolves with the Operation's snapshot once it is `done` or `failed`, re-reading after 5 ms,
- * then twice as long each time up to `LIMITS.operationPollMs` (short work is seen quickly, long
- * work costs few reads).
+ * Resolves with the Operation's snapshot once it is `done` or `failed`: the outcome announced
+ * by its receiver when there is one, else re-reading after 5 ms, then twice as long each time up
+ * to `LIMITS.operationPollMs` (short work is seen quickly, long work costs few reads).
  * @throws OperationTimeoutError (504) when it is not terminal within `timeoutMs`.
  * @throws OperationResolutionError when the Operation does not exist (or was reverted).
  * @example const { status, result } = await waitForOperation(ogm, operationIri, { timeoutMs: 5000 });
@@ -105,6 +126,10 @@ export async function waitForOperation(ogm: OGM, operationIri: string, options: 
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)
     throw new ValueError(`timeoutMs must be a number of milliseconds >= 0, got ${preview(timeoutMs)}`);
   const deadline = Date.now() + timeoutMs;
+  if (options.outcome) {
+    const announced = await announcedWithin(options.outcome, timeoutMs, options.signal);
+    if (announced) return announced;
+  }
   let pause = FIRST_POLL_MS;
   for (;;) {
     options.signal?.throwIfAborted();

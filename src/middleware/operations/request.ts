@@ -10,14 +10,17 @@ import { outgoingTokenFor } from '../surface/security-options.js';
 import { parseDeadline } from './deadline.js';
 import { errorText } from './operation-data.js';
 import { deliverTrigger } from './trigger-delivery.js';
+import { describeWritten } from './operation-description.js';
 import { childSpan, formatTraceparent, newTrace, parseTraceparent } from '../../tracing/trace-context.js';
 import { currentTrace, withTrace } from '../../tracing/trace-scope.js';
 import { exportingSpans, timedSpan } from '../../tracing/span-export.js';
 
 /**
  * `request`: the caller side of dispatch. Discovery first, then the caller's body fills the
- * draft, then ONE create writes the Operation and the receiver's event trigger is rung; if the
- * trigger is not delivered the Operation is reverted (nothing is left behind).
+ * draft, then ONE create writes the Operation and the receiver's event trigger is rung with what
+ * was written (so the receiver claims it without reading it) and asked for the outcome channel
+ * (so a waiter here is told the outcome instead of polling); if the trigger is not delivered the
+ * Operation is reverted (nothing is left behind).
  */
 
 /** Options of `mw.request`. */
@@ -106,12 +109,14 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
   if (body) await body(draft);
   const audit = { requestedBy, createdAt: new Date() };
   const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, deadline, ...audit, ...ctx.graph };
-  await createOperation(ctx.ogm, created);
+  const written = await createOperation(ctx.ogm, created);
   const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
   try {
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
     const traceparent = formatTraceparent(currentTrace()!);
-    await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, { ...(token !== undefined && { token }), traceparent });
+    const delivery = { ...(token !== undefined && { token }), traceparent, description: describeWritten(written), outcome: true };
+    const { outcome, close } = await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, delivery);
+    if (outcome && close) ctx.awaited.expect(operationIri, outcome, close);
   } catch (error) {
     log.warn({ err: error }, 'event trigger not delivered; reverting the Operation');
     try {

@@ -9,7 +9,7 @@ import { backoffMs, sleep } from '../runtime/loops.js';
 import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
 import { failureSnapshot } from './failure-state.js';
 import { errorText } from './operation-data.js';
-import { readOperation } from './operation-watch.js';
+import { readOperation, type OperationSnapshot } from './operation-watch.js';
 
 /**
  * The terminal writes of a claim: `done` with provenance, or `failed` with the reason, the kind
@@ -89,15 +89,35 @@ async function writeUnlessCancelled(
   }
 }
 
-/** Records `done` with the result; a cancel requested meanwhile makes it `failed` (kind `cancelled`) and throws. */
-export async function recordDone(ctx: MiddlewareContext, taken: Flight, result: string | null): Promise<void> {
+/** What a terminal write stored, as {@link readOperation} would read it right after. */
+function written(
+  { entry }: Flight,
+  outcome: Omit<RecordTerminalStatusOptions, 'operationIri' | 'workflowIri'>,
+  deadline: Date | undefined,
+): OperationSnapshot {
+  const snapshot: OperationSnapshot = { operationIri: entry.operationIri, status: outcome.status, workflowIri: entry.workflowIri };
+  if (outcome.result != null) snapshot.result = outcome.result;
+  if (outcome.failureState != null) snapshot.failureState = outcome.failureState;
+  if (outcome.timestamp) snapshot.timestamp = outcome.timestamp;
+  if (outcome.failureKind) snapshot.failureKind = outcome.failureKind;
+  if (deadline) snapshot.deadline = deadline;
+  return snapshot;
+}
+
+/**
+ * Records `done` with the result and returns what it stored; a cancel requested meanwhile makes
+ * it `failed` (kind `cancelled`) and throws.
+ */
+export async function recordDone(
+  ctx: MiddlewareContext,
+  taken: Flight,
+  result: string | null,
+  deadline?: Date,
+): Promise<OperationSnapshot> {
+  const outcome = { status: OperationStatus.DONE, result, timestamp: new Date() };
   try {
-    await writeUnlessCancelled(
-      ctx,
-      taken,
-      { status: OperationStatus.DONE, result },
-      '; the work had finished before the cancel reached it',
-    );
+    await writeUnlessCancelled(ctx, taken, outcome, '; the work had finished before the cancel reached it');
+    return written(taken, outcome, deadline);
   } catch (error) {
     if (error instanceof TransitionConflictError) {
       const why = taken.flight.abort.signal.aborted ? 'it was failed at shutdown' : 'it was moved meanwhile (swept?)';
@@ -108,11 +128,18 @@ export async function recordDone(ctx: MiddlewareContext, taken: Flight, result: 
 }
 
 /**
- * Records `failed` with the reason, the failure kind and the snapshot; a failure to record is
+ * Records `failed` with the reason, the failure kind and the snapshot, and returns what it stored
+ * (null when a cancel decided the outcome, or it could not be recorded); a failure to record is
  * logged, never thrown over the body's error. A cancelled flight is recorded with the cancel's
  * reason, whatever error its aborted work ended with.
  */
-export async function recordFailure(ctx: MiddlewareContext, taken: Flight, error: unknown, resourceIri: string): Promise<void> {
+export async function recordFailure(
+  ctx: MiddlewareContext,
+  taken: Flight,
+  error: unknown,
+  resourceIri: string,
+  deadline?: Date,
+): Promise<OperationSnapshot | null> {
   const { entry, flight } = taken;
   const kind = failureKindOf(error, flight);
   const cancel: unknown = flight.cancel.signal.reason;
@@ -120,10 +147,14 @@ export async function recordFailure(ctx: MiddlewareContext, taken: Flight, error
     cancel instanceof OperationCancelledError ? cancelReason(cancel.cancelledBy ?? 'an unnamed caller', 'running') : errorText(error);
   try {
     const failureState = await failureSnapshot(ctx.ogm, resourceIri, ctx.registry.states.values(), ctx.logger);
-    await writeUnlessCancelled(ctx, taken, { status: OperationStatus.FAILED, result: reason, failureState, failureKind: kind }, '');
+    const outcome = { status: OperationStatus.FAILED, result: reason, failureState, failureKind: kind, timestamp: new Date() };
+    await writeUnlessCancelled(ctx, taken, outcome, '');
     ctx.record('failed', { operation: entry.operationIri, workflow: entry.workflowIri, kind, error: reason });
+    // A cancelled Operation holds who cancelled it too: its waiter reads that from the store.
+    return kind === FailureKind.CANCELLED ? null : written(taken, outcome, deadline);
   } catch (recordError) {
-    if (recordError instanceof OperationCancelledError) return;
-    ctx.logger.warn({ operation: entry.operationIri, err: recordError }, 'the failure could not be recorded');
+    if (!(recordError instanceof OperationCancelledError))
+      ctx.logger.warn({ operation: entry.operationIri, err: recordError }, 'the failure could not be recorded');
+    return null;
   }
 }

@@ -2,6 +2,8 @@ import { TriggerDeliveryError } from '../../errors.js';
 import { buildEventTriggerUrl } from '../../iri/endpoints.js';
 import { LIMITS } from '../../limits.js';
 import type { FetchFunction } from '../options.js';
+import type { OperationDescription } from './operation-description.js';
+import { OUTCOME_STREAM_TYPE, parseOutcome, type Outcome } from './outcome-channel.js';
 
 const BODY_PREVIEW = 200;
 
@@ -13,12 +15,29 @@ export interface DeliveryOptions {
   timeoutMs?: number;
   /** W3C `traceparent` sent with the trigger, so the receiver's work continues the caller's trace; default none. */
   traceparent?: string;
+  /** The Operation as the requester wrote it, sent as `"operation"`: the receiver claims it without reading it first. */
+  description?: OperationDescription;
+  /** Ask for the outcome channel (`Accept: application/x-ndjson`); default false. */
+  outcome?: boolean;
 }
+
+/** What a delivered trigger leaves: the outcome channel, when the receiver opened one. */
+export interface Delivered {
+  /** Resolves with the outcome the receiver announces, or null (the channel ended without one). */
+  outcome?: Promise<Outcome>;
+  /** Closes the channel (its outcome then resolves null). */
+  close?: () => void;
+}
+
+// Longest outcome line read: a result and a failure state of the largest literal each, with room for the rest.
+const MAX_OUTCOME_CHARS = 2 * LIMITS.maxLiteralLength + 4096;
 
 /**
  * Rings a receiver's event trigger: `POST {address}/workflows/event_trigger/execute` with
- * `{"operation_iri": "<iri>"}` (the Python reference's payload), within `timeoutMs`, with the
- * bearer token when one is given.
+ * `{"operation_iri": "<iri>"}` (the Python reference's payload, plus `"operation"` when a
+ * description is given), within `timeoutMs`, with the bearer token when one is given. With
+ * `outcome`, a receiver that opens the outcome channel answers in two lines: this resolves after
+ * the first, and the second comes as `outcome`.
  * @throws TriggerDeliveryError naming the receiver's URL and the cause: the network error, the
  *   timeout, a refused token (401, with what to configure), or another non-2xx status with the
  *   start of the body. The token never appears in the message.
@@ -29,32 +48,74 @@ export async function deliverTrigger(
   address: string,
   operationIri: string,
   options: DeliveryOptions = {},
-): Promise<void> {
-  const { token, timeoutMs = LIMITS.triggerTimeoutMs, traceparent } = options;
+): Promise<Delivered> {
+  const { token, timeoutMs = LIMITS.triggerTimeoutMs, traceparent, description } = options;
   const url = buildEventTriggerUrl(address);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  const accept = options.outcome ? `${OUTCOME_STREAM_TYPE}, application/json` : 'application/json';
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (traceparent !== undefined) headers.traceparent = traceparent;
-  let response: Awaited<ReturnType<FetchFunction>>;
+  // The timeout covers the answer, not the outcome channel that may follow it.
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ operation_iri: operationIri }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (cause) {
-    const why = errorField(cause, 'name') === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : causeText(cause);
-    throw new TriggerDeliveryError(`event trigger of the receiver at ${url} was not delivered: ${why}`, { cause });
+    let response: Awaited<ReturnType<FetchFunction>>;
+    try {
+      const body = JSON.stringify({ operation_iri: operationIri, ...(description && { operation: description }) });
+      response = await fetch(url, { method: 'POST', headers, body, signal: abort.signal });
+      const channel = response.ok && options.outcome ? await openChannel(response, operationIri, abort) : undefined;
+      if (channel) return channel;
+    } catch (cause) {
+      const why = errorField(cause, 'name') === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : causeText(cause);
+      throw new TriggerDeliveryError(`event trigger of the receiver at ${url} was not delivered: ${why}`, { cause });
+    }
+    const body = await response.text().catch(() => '');
+    if (response.status === 401) throw new TriggerDeliveryError(refusedText(url, address, token !== undefined));
+    if (!response.ok) {
+      // A receiver (or a proxy in front of it) might echo the request's headers.
+      const safe = token === undefined ? body : body.split(token).join('[redacted]');
+      const preview = safe.length > BODY_PREVIEW ? `${safe.slice(0, BODY_PREVIEW)}...` : safe;
+      throw new TriggerDeliveryError(`event trigger of the receiver at ${url} answered ${response.status}${preview ? `: ${preview}` : ''}`);
+    }
+    return {};
+  } finally {
+    clearTimeout(timer);
   }
-  const body = await response.text().catch(() => '');
-  if (response.status === 401) throw new TriggerDeliveryError(refusedText(url, address, token !== undefined));
-  if (!response.ok) {
-    // A receiver (or a proxy in front of it) might echo the request's headers.
-    const safe = token === undefined ? body : body.split(token).join('[redacted]');
-    const preview = safe.length > BODY_PREVIEW ? `${safe.slice(0, BODY_PREVIEW)}...` : safe;
-    throw new TriggerDeliveryError(`event trigger of the receiver at ${url} answered ${response.status}${preview ? `: ${preview}` : ''}`);
-  }
+}
+
+/**
+ * Reads the answer line of an outcome channel, when the receiver opened one; the rest of the
+ * response becomes the outcome. Undefined when the answer is a plain JSON object.
+ * @throws the transport's error (the timeout included) before the answer line is complete.
+ */
+async function openChannel(
+  response: Awaited<ReturnType<FetchFunction>>,
+  operationIri: string,
+  abort: AbortController,
+): Promise<Delivered | undefined> {
+  if (!response.body || !response.headers?.get('content-type')?.startsWith(OUTCOME_STREAM_TYPE)) return undefined;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const readLine = async (): Promise<string | undefined> => {
+    for (;;) {
+      const newline = text.indexOf('\n');
+      if (newline >= 0) {
+        const line = text.slice(0, newline);
+        text = text.slice(newline + 1);
+        return line;
+      }
+      const { done, value } = await reader.read();
+      if (done || text.length > MAX_OUTCOME_CHARS) return undefined;
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  if ((await readLine()) === undefined) throw new Error('the receiver ended its answer before the first line');
+  const outcome = readLine()
+    .then((line) => (line === undefined ? null : parseOutcome(line, operationIri)))
+    .catch(() => null)
+    .finally(() => void reader.cancel().catch(() => undefined));
+  return { outcome, close: () => abort.abort() };
 }
 
 // The receiver's 401 body is left out: this side's configuration is what needs fixing.

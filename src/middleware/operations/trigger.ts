@@ -6,6 +6,8 @@ import type { TriggerAnswer } from '../surface/contract.js';
 import { readOperationRoute } from './operation-route.js';
 import type { QueueEntry } from '../runtime/work-queue.js';
 import { currentTrace } from '../../tracing/trace-scope.js';
+import { mintCapabilityIri, mintWorkflowIri } from '../../iri/mint.js';
+import { describedCapability, describedDeadline, type OperationDescription } from './operation-description.js';
 
 /**
  * The receiver's event trigger (`POST /workflows/event_trigger/execute`): enqueues an existing,
@@ -38,20 +40,52 @@ export async function resolveEntry(ctx: MiddlewareContext, operationIri: string,
 }
 
 /**
+ * The entry of a described Operation, from this instance's own registrations: the Workflow
+ * registered under the name its Capability was minted from. No request; the claim's
+ * compare-and-set confirms the description against the graph.
+ */
+function describedEntry(ctx: MiddlewareContext, operationIri: string, serviceIri: string, described: OperationDescription): QueueEntry {
+  const capability = describedCapability(described);
+  const resourceIri = ctx.resource('event trigger');
+  for (const entry of ctx.registry.workflows.values()) {
+    if (mintCapabilityIri(resourceIri, entry.name) !== capability) continue;
+    const deadline = describedDeadline(described);
+    return {
+      operationIri,
+      workflowIri: mintWorkflowIri(serviceIri, entry.name),
+      workflowName: entry.name,
+      described,
+      ...(deadline && { deadline }),
+    };
+  }
+  throw new TransitionConflictError(
+    `Operation <${operationIri}> is not addressed to a Capability this Service <${serviceIri}> realizes: ` +
+      `its described cfc:implementsCapability ${capability === undefined ? 'is not one IRI' : `<${capability}>`} is realized by none of the Workflows registered here`,
+  );
+}
+
+/**
  * Handles one event trigger; `onEnqueue` runs after an Operation was enqueued (it kicks the
- * callback worker).
+ * callback worker). With the requester's description of the Operation it answers without a
+ * request (an Operation that is gone or no longer queued is then found by the claim, and dropped);
+ * without it, after one read.
  * @throws ValueError for a malformed IRI; UnavailableError (503) unless started, or in
  *   watchdog mode; OperationResolutionError (404) when no such Operation exists;
  *   TransitionConflictError (409) when it is not queued or not addressed to this Service.
  */
-export async function handleTrigger(ctx: MiddlewareContext, operationIri: unknown, onEnqueue: () => void): Promise<TriggerAnswer> {
+export async function handleTrigger(
+  ctx: MiddlewareContext,
+  operationIri: unknown,
+  onEnqueue: () => void,
+  described?: OperationDescription,
+): Promise<TriggerAnswer> {
   const iri = assertIri(operationIri, 'operation_iri');
   if (ctx.options.mode !== 'resource') throw new UnavailableError(`a ${ctx.options.mode} instance has no event trigger`);
   ctx.requireStarted('event trigger');
   const answer: TriggerAnswer = { operation: iri, status: 'queued' };
   if (ctx.queue.has(iri)) return answer;
   const { serviceIri } = ctx.service('event trigger');
-  const entry = await resolveEntry(ctx, iri, serviceIri);
+  const entry = described ? describedEntry(ctx, iri, serviceIri, described) : await resolveEntry(ctx, iri, serviceIri);
   // Checked again after the read: the instance may have begun stopping, or a concurrent
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');

@@ -13,6 +13,7 @@ import { Mode } from './mode.js';
 import type { ResolvedOptions } from '../options.js';
 import { DeviceWatch } from './device-watch.js';
 import { Registry } from './registry.js';
+import { AwaitedOutcomes, OutcomeListeners } from '../operations/outcome-channel.js';
 import { WorkQueue } from './work-queue.js';
 import type { MiddlewareMetrics } from '../../metrics/middleware-metrics.js';
 
@@ -34,6 +35,10 @@ export class MiddlewareContext {
   readonly activity: ActivityFeed | undefined;
   readonly registry = new Registry();
   readonly queue = new WorkQueue();
+  /** Callers told the outcome of an Operation run here once it is written (event-trigger channels). */
+  readonly outcomes = new OutcomeListeners();
+  /** Outcomes announced for Operations this instance requested, for its waiters. */
+  readonly awaited = new AwaitedOutcomes();
   /** The semantic connectors of the resource (empty until start, and in watchdog mode). */
   readonly connectors: ConnectorSet;
   /** The graph option every registration call gets. */

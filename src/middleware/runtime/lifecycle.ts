@@ -182,6 +182,8 @@ export class Lifecycle {
     this.worker.stop();
     await this.drainInFlight();
     ctx.queue.clear();
+    ctx.outcomes.close();
+    ctx.awaited.close();
     await this.deregister();
     await ctx.connectors.close();
     ctx.record('stopped', { service: ctx.serviceIri });

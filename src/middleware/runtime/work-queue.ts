@@ -1,4 +1,5 @@
 import type { TraceContext } from '../../tracing/trace-context.js';
+import type { OperationDescription } from '../operations/operation-description.js';
 
 /**
  * The instance's in-memory FIFO of triggered Operations (the spec's per-instance queue) and the
@@ -18,6 +19,8 @@ export interface QueueEntry {
   readonly deadline?: Date;
   /** The trace of the event trigger that enqueued it: its claim and device call continue that trace. */
   readonly trace?: TraceContext;
+  /** What the Operation holds, as its requester described it with the trigger: the claim requires exactly that. */
+  readonly described?: OperationDescription;
 }
 
 /** An Operation taken from the queue and not finished yet. */

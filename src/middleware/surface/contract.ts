@@ -10,6 +10,7 @@ import type { ActivityFeed } from '../runtime/activity-feed.js';
 import type { ConnectorSet } from '../../connectors/connector-set.js';
 import type { MetricsText } from '../../metrics/exposition.js';
 import type { TokenSet } from '../../http/named-tokens.js';
+import type { Outcome } from '../operations/outcome-channel.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -44,8 +45,16 @@ export interface HttpSurface {
    * Enqueue an Operation named by the event trigger. Throws OperationResolutionError (404) when
    * no such Operation exists, TransitionConflictError (409) when it is not queued or not addressed
    * to a Capability this Service realizes, RuntimeError (409/503 while stopping), StoreError (503).
+   * `description` is the requester's description of the Operation (`"operation"` of the body),
+   * unread: ValueError (400) when it is malformed.
    */
-  trigger(operationIri: string): Promise<TriggerAnswer>;
+  trigger(operationIri: string, description?: unknown): Promise<TriggerAnswer>;
+  /**
+   * Listens for the outcome of an Operation triggered here (the trigger's outcome channel):
+   * resolves with its snapshot once its terminal write applied, or null when it is not known for
+   * sure (in time); `cancel` stops listening. The trigger answers a single JSON object without it.
+   */
+  outcome?(operationIri: string): { outcome: Promise<Outcome>; cancel: () => void };
   /** Liveness for `GET /healthz`: the process serves. */
   live(): boolean;
   /** Readiness for `GET /readyz`: registered (in resource mode) and the store answers. */

@@ -6,6 +6,7 @@ import type { MiddlewareContext } from '../runtime/context.js';
 import type { HttpSurface } from './contract.js';
 import { Mode } from '../runtime/mode.js';
 import { handleTrigger } from '../operations/trigger.js';
+import { parseDescription } from '../operations/operation-description.js';
 import type { SurfaceCall } from '../../metrics/middleware-metrics.js';
 
 /**
@@ -19,15 +20,14 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
     welcome: APP_WELCOME,
     workflow: (name) => measured(ctx, 'workflow', name, ctx.registry.workflows.get(name)?.handler),
     state: (name) => measured(ctx, 'state', name, ctx.registry.states.get(name)?.getter),
-    trigger: (operationIri) => {
+    trigger: async (operationIri, description) => {
       const down = ctx.device.unavailability;
       // Refused before the graph is read: the caller reverts its Operation and may pick another realizer.
       if (down !== undefined)
-        return Promise.reject(
-          new UnavailableError(`${down}: the Operation was not enqueued; dispatch to another realizer or retry when it answers`),
-        );
-      return handleTrigger(ctx, operationIri, onEnqueue);
+        throw new UnavailableError(`${down}: the Operation was not enqueued; dispatch to another realizer or retry when it answers`);
+      return handleTrigger(ctx, operationIri, onEnqueue, description === undefined ? undefined : parseDescription(description));
     },
+    ...(resource && { outcome: (operationIri: string) => ctx.outcomes.listen(operationIri) }),
     live: () => ctx.phase !== 'stopped',
     ready: async () => {
       if (!resource) return storeAnswers(ctx);

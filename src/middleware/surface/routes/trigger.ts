@@ -7,7 +7,8 @@ import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../../iri/endpoints.js';
 import { assertIri } from '../../../iri/validate.js';
 import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind } from '../json-values.js';
-import type { HttpSurface } from '../contract.js';
+import type { HttpSurface, TriggerAnswer } from '../contract.js';
+import { OUTCOME_STREAM_TYPE, outcomeLine } from '../../operations/outcome-channel.js';
 
 const EXPECTED = 'the event trigger expects a JSON body {"operation_iri": "<iri>"}';
 
@@ -30,14 +31,36 @@ export function operationIriOf(body: unknown): string {
   }
 }
 
+/** The requester's description of the Operation (`"operation"`), passed on unread; undefined when absent. */
+export function descriptionOf(body: unknown): unknown {
+  return isJsonObject(body) ? body.operation : undefined;
+}
+
 /**
  * Mounts the event trigger: 200 `{"operation": iri, "status": "queued"}` from
  * `surface.trigger`, whose typed errors (404 unknown Operation, 409 not queued or not ours,
- * 503 store) keep their status. Must be mounted before the generic workflow route.
+ * 503 store) keep their status. A caller that accepts `application/x-ndjson` (and a surface with
+ * an outcome channel) gets that answer as the first line of the response and the Operation's
+ * outcome as the second, once the receiver knows it (see outcome-channel.ts); the response ends
+ * without it when the receiver cannot tell. Must be mounted before the generic workflow route.
  */
 export function mountTrigger(app: Express, surface: HttpSurface, json: RequestHandler): void {
   app.post(`/workflows/${EVENT_TRIGGER_WORKFLOW_NAME}/execute`, json, async (req, res) => {
-    const answer = await surface.trigger(operationIriOf(req.body));
-    res.json({ operation: answer.operation, status: answer.status });
+    const operationIri = operationIriOf(req.body);
+    const channel = surface.outcome && req.get('accept')?.includes(OUTCOME_STREAM_TYPE) ? surface.outcome(operationIri) : undefined;
+    let answer: TriggerAnswer;
+    try {
+      answer = await surface.trigger(operationIri, descriptionOf(req.body));
+    } catch (error) {
+      channel?.cancel();
+      throw error;
+    }
+    const ack = { operation: answer.operation, status: answer.status };
+    if (!channel) return void res.json(ack);
+    res.status(200).type(OUTCOME_STREAM_TYPE);
+    res.write(`${JSON.stringify(ack)}\n`);
+    res.on('close', channel.cancel);
+    const outcome = await channel.outcome;
+    res.end(outcome ? outcomeLine(outcome) : undefined);
   });
 }

@@ -1,0 +1,64 @@
+/**
+ * The event trigger with the requester's description of the Operation: answered without a read,
+ * and claimed only if the graph holds exactly what was described (the claim's compare-and-set).
+ */
+import { describe, expect } from '@jest/globals';
+import { buildEventTriggerUrl, mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
+import { OperationQueueEmpty, readOperation } from '../../src/middleware/index.js';
+import { createOperation } from '../../src/registration/index.js';
+import { literal } from '../../src/store/terms.js';
+import { cfc, plant, xsd } from '../../src/vocab/index.js';
+import { rejection } from '../support/per-store.js';
+import { ANGLE, middlewareSuite, postJson } from './support/harness.js';
+
+const G = 'urn:test:middleware:described-trigger';
+
+describe.each(['embedded', 'remote'] as const)('the event trigger with a description on the %s store', (kind) => {
+  const suite = middlewareSuite(kind, G);
+  const { onStore } = suite;
+
+  /** A queued Operation for door1 with testAngle 90, and its description as the requester sends it. */
+  async function described(): Promise<{ op: string; description: { types: string[]; properties: Record<string, unknown[]> } }> {
+    const op = mintOperationIri(plant.OpenDoorOperation);
+    const written = await createOperation(suite.newOgm(), {
+      operationIri: op,
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+      data: { testAngle: 90 },
+    });
+    return { op, description: { types: [...written.classes], properties: Object.fromEntries(written.values) } };
+  }
+  const trigger = (address: string, op: string, operation: unknown) =>
+    postJson(buildEventTriggerUrl(address), { operation_iri: op, operation });
+
+  onStore('should claim a described Operation without reading it, and give the work what was described', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    await door.start();
+    const { op, description } = await described();
+    const before = suite.requests();
+    expect(await trigger(door.address!, op, description)).toEqual({ status: 200, body: { operation: op, status: 'queued' } });
+    expect(suite.requests()).toBe(before);
+    const seen = await door.claimNext((claimed) => claimed.data);
+    expect(seen).toEqual({ testAngle: 90 });
+    expect(await readOperation(suite.newOgm(), op)).toMatchObject({ status: 'done' });
+  });
+
+  onStore('should not run an Operation whose description the graph does not hold, nor one not addressed here', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    await door.start();
+    const { op, description } = await described();
+    const forged = { ...description, properties: { ...description.properties, [ANGLE]: [literal('180', xsd.integer)] } };
+    expect((await trigger(door.address!, op, forged)).status).toBe(200);
+    let runs = 0;
+    expect(await rejection(door.claimNext(() => ++runs))).toBeInstanceOf(OperationQueueEmpty);
+    expect(runs).toBe(0);
+    expect(await readOperation(suite.newOgm(), op)).toMatchObject({ status: 'queued' });
+    const robotCapability = [{ termType: 'NamedNode', value: mintCapabilityIri(plant.robot1, 'open') }];
+    const elsewhere = { ...description, properties: { ...description.properties, [cfc.implementsCapability]: robotCapability } };
+    expect(await trigger(door.address!, op, elsewhere)).toMatchObject({ status: 409 });
+    expect((await trigger(door.address!, op, { types: 'x' })).status).toBe(400);
+    // The same trigger without a description reads the graph: the genuine Operation runs.
+    expect((await postJson(buildEventTriggerUrl(door.address!), { operation_iri: op })).status).toBe(200);
+    expect(await door.claimNext(() => ++runs)).toBe(1);
+  });
+});

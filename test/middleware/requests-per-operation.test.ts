@@ -1,0 +1,80 @@
+/**
+ * Store requests per dispatched Operation, caller and receiver together, counted by the
+ * MeasuredStore wrapper each side's OGM writes through: discovery, create, claim and terminal
+ * write, and nothing else; the waiting caller is told the outcome over the trigger's channel
+ * instead of reading the store. A trigger without the Operation's description (the Python
+ * reference's payload) still works, at one read more on each side of the claim.
+ */
+import { describe, expect } from '@jest/globals';
+import { MeasuredStore, type StoreRequestKind } from '../../src/store/measured-store.js';
+import { mintWorkflowIri } from '../../src/iri/index.js';
+import { plant } from '../../src/vocab/index.js';
+import { middlewareSuite, OPEN_REQUEST } from './support/harness.js';
+
+const G = 'urn:test:middleware:requests-per-operation';
+/** The goal: at most this many store requests per Operation, caller and receiver together. */
+const MAX_REQUESTS_PER_OPERATION = 4;
+const OPERATIONS = 10;
+
+describe.each(['embedded', 'remote'] as const)('store requests per Operation on the %s store', (kind) => {
+  const suite = middlewareSuite(kind, G);
+  const { onStore } = suite;
+
+  /** A door1 receiver and a robot1 caller, each counting its own store requests by kind. */
+  async function pair(
+    work: Parameters<ReturnType<typeof suite.controller>['registerCallback']>[0] = ({ data }) => ({ opened: data.testAngle ?? null }),
+  ): Promise<{ door: ReturnType<typeof suite.controller>; robot: ReturnType<typeof suite.create>; counted: StoreRequestKind[] }> {
+    const counted: StoreRequestKind[] = [];
+    const measured = (): MeasuredStore => {
+      const store = new MeasuredStore(suite.store!);
+      store.observe((k) => counted.push(k));
+      return store;
+    };
+    const door = suite.controller({ heartbeatInterval: null, ogm: suite.newOgm(measured()) });
+    door.registerCallback(work);
+    await door.start();
+    const robot = suite.create({
+      resourceIri: plant.robot1,
+      serviceClass: plant.ControllerService,
+      heartbeatInterval: null,
+      ogm: suite.newOgm(measured()),
+    });
+    await robot.start();
+    return { door, robot, counted };
+  }
+
+  onStore(`should cost at most ${MAX_REQUESTS_PER_OPERATION} store requests per Operation, the waiting caller included`, async () => {
+    const { door, robot, counted } = await pair();
+    // Warm: the OGMs' ontology caches are filled once per process, not per Operation.
+    await robot.waitForOperation(await robot.request(OPEN_REQUEST), { timeoutMs: 10_000 });
+    counted.length = 0;
+    for (let i = 0; i < OPERATIONS; i++) {
+      const op = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = i));
+      const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
+      expect(outcome).toMatchObject({
+        status: 'done',
+        result: JSON.stringify({ opened: i }),
+        workflowIri: mintWorkflowIri(door.serviceIri!, 'open'),
+      });
+      // The announced outcome is what the store holds.
+      expect(await robot.readOperation(op)).toEqual(outcome);
+      counted.length -= 1; // that check's own read
+    }
+    expect(counted.length / OPERATIONS).toBeLessThanOrEqual(MAX_REQUESTS_PER_OPERATION);
+    // Discovery and create by the caller, claim and terminal write by the receiver: no status read.
+    expect(counted.slice(0, 4)).toEqual(['select', 'update', 'conditional_update', 'conditional_update']);
+  });
+
+  onStore('should wake a waiter with a failure exactly as the store holds it', async () => {
+    const { robot, counted } = await pair(() => {
+      throw new Error('motor stalled');
+    });
+    const op = await robot.request({ ...OPEN_REQUEST, deadline: new Date(Date.now() + 60_000) });
+    const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
+    const reads = counted.length;
+    expect(outcome).toMatchObject({ status: 'failed', result: 'motor stalled', failureKind: 'error' });
+    expect(outcome.deadline).toBeInstanceOf(Date);
+    expect(await robot.readOperation(op)).toEqual(outcome);
+    expect(counted.length).toBe(reads + 1);
+  });
+});
