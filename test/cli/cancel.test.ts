@@ -87,6 +87,6 @@ describe('cancel', () => {
       expect(result.status).toBe(2);
       expect(result.stderr).toContain('--timeout');
     }
-    expect(await withOgm((ogm) => readOperation(ogm, op))).toEqual({ operationIri: op, status: 'queued' });
+    expect(await withOgm((ogm) => readOperation(ogm, op))).toEqual({ operationIri: op, status: 'queued', createdAt: expect.any(Date) });
   }, 60_000);
 });
