@@ -90,12 +90,15 @@ export function mountConsole(app: Express, options: ConsoleRoutesOptions): void 
     res.set('Set-Cookie', cookie).redirect(303, base);
   });
   app.use(base, auth.guard());
-  app.get(base, (req, res) => {
+  app.get(base, async (req, res) => {
     const filter = typeof req.query.resource === 'string' ? req.query.resource : '';
-    html(res, 200, renderPage(watch.latest, { base, filter }));
+    html(res, 200, renderPage(await watch.fresh(), { base, filter }));
   });
-  app.get(`${base}events`, (req, res) => stream(req, res, watch));
-  app.get(`${base}state`, (_req, res) => void res.json(watch.latest));
+  app.get(`${base}events`, async (req, res) => {
+    await watch.fresh();
+    stream(req, res, watch);
+  });
+  app.get(`${base}state`, async (_req, res) => void res.json(await watch.fresh()));
   app.post(`${base}cancel`, jsonBody(4096), async (req, res) => {
     // A header no cross-site form can send: with the SameSite cookie, the guard against forged cancels.
     if (req.headers['x-console-request'] !== '1' && req.headers.authorization === undefined) {

@@ -116,7 +116,7 @@ function workpiecesSection(view: PlantView): string {
 }
 
 function activitySection(activity: readonly ActivityLine[]): string {
-  if (activity.length === 0) return '<p class="empty">Nothing has changed since the console started.</p>';
+  if (activity.length === 0) return '<p class="empty">Nothing has changed while the console was watched.</p>';
   const items = activity.map(
     (a) => `<li ${resourcesAttr(a.resources)}>${age(a.time)} <span class="kind">${a.kind}</span> ${e(a.text)}</li>`,
   );

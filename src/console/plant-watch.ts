@@ -1,7 +1,7 @@
 /**
- * The console's live picture: reads the plant every `intervalMs` (await, then sleep, under an
- * AbortSignal), keeps the latest view, turns what changed between two reads into activity lines,
- * and hands each new view to its subscribers (the page's event streams).
+ * The console's live picture: reads the plant every `intervalMs` while a page watches (await,
+ * then sleep, under an AbortSignal), keeps the latest view, turns what changed between two reads
+ * into activity lines, and hands each new view to its subscribers (the page's event streams).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compactIri } from '../iri/curie.js';
@@ -111,6 +111,7 @@ export class PlantWatch {
   readonly #activity: ActivityLine[] = [];
   readonly #abort = new AbortController();
   #seq = 0;
+  #readAt = 0;
   #loop: Promise<void> | undefined;
   #update: PlantUpdate = { view: undefined, activity: [] };
 
@@ -141,9 +142,15 @@ export class PlantWatch {
     return () => this.#listeners.delete(listener);
   }
 
+  /** The latest update, read anew first when it is older than `intervalMs` (nobody watched meanwhile). */
+  async fresh(): Promise<PlantUpdate> {
+    return Date.now() - this.#readAt < this.#options.intervalMs ? this.#update : this.refresh();
+  }
+
   /** One read, published. Exposed for tests and for a refresh on demand (after a cancel). */
   async refresh(): Promise<PlantUpdate> {
     const { stores, graph, stalenessThresholdMs } = this.#options;
+    this.#readAt = Date.now();
     try {
       const view = await readPlant(stores, { graph, stalenessThresholdMs });
       this.#record(plantChanges(this.#update.view, view));
@@ -166,7 +173,8 @@ export class PlantWatch {
   async #run(): Promise<void> {
     const signal = this.#abort.signal;
     while (!signal.aborted) {
-      await this.refresh();
+      // Nobody watching, nothing read: an idle console costs the stores nothing.
+      if (this.#listeners.size > 0 || this.#update.view === undefined) await this.refresh();
       await sleep(this.#options.intervalMs, undefined, { signal }).catch(() => undefined);
     }
   }
