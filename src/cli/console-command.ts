@@ -4,7 +4,8 @@ import { CONSOLE_DEFAULT_PORT, CONSOLE_DEFAULT_REFRESH_SECONDS } from '../consol
 import { ConsoleServer } from '../console/console-server.js';
 import type { PlantStore } from '../console/plant-reads.js';
 import { ValueError } from '../errors.js';
-import { readSecretFile } from '../lib/secret-file.js';
+import { parseTokenFile, type TokenSet } from '../http/named-tokens.js';
+import { readSecretText } from '../lib/secret-file.js';
 import { defaultOf, SETTINGS } from '../settings.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { expandIri } from './curie.js';
@@ -50,14 +51,16 @@ function numberFlag(value: string, flag: string): number {
   return n;
 }
 
-function readToken(file: string | undefined): string | undefined {
+/** The console's tokens: a single-token file or a named-token file, as the sidecar reads them. */
+function readTokens(file: string | undefined): TokenSet | undefined {
   if (file === undefined) return undefined;
-  const read = readSecretFile(file);
+  const read = readSecretText(file);
   if ('problem' in read) throw new UsageError(`--token-file ${file} ${read.problem}`);
   try {
-    return assertToken(read.secret, `the token in ${file}`);
+    const tokens = parseTokenFile(read.text);
+    return typeof tokens === 'string' ? assertToken(tokens, `the token in ${file}`) : tokens;
   } catch (error) {
-    if (error instanceof ValueError) throw new UsageError(error.message, { cause: error });
+    if (error instanceof ValueError) throw new UsageError(`--token-file ${file}: ${error.message}`, { cause: error });
     throw error;
   }
 }
@@ -70,7 +73,7 @@ export async function runConsole(flags: ConsoleFlags, io: CliIo, stop: AbortSign
   const stalenessThreshold = numberFlag(flags.stalenessThreshold, '--staleness-threshold');
   const refreshInterval = numberFlag(flags.refresh, '--refresh');
   const graph = flags.graph === undefined ? DEFAULT_DATA_GRAPH : expandIri(flags.graph, '--graph');
-  const token = readToken(flags.tokenFile ?? (io.env[TOKEN_FILE.env] || undefined));
+  const token = readTokens(flags.tokenFile ?? (io.env[TOKEN_FILE.env] || undefined));
   const stores: PlantStore[] = [];
   try {
     for (const url of urls) stores.push({ url, client: await openStoreFromFlag(url, io.env) });
@@ -99,7 +102,7 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
     .option('--port <port>', 'TCP port; 0 picks a free one', String(CONSOLE_DEFAULT_PORT))
     .option(
       '--token-file <file>',
-      `file whose first line is the plant's bearer token (env ${TOKEN_FILE.env}); without it the console is open`,
+      `file with the plant's bearer token, or its named tokens one per line (env ${TOKEN_FILE.env}); without it the console is open`,
     )
     .option(
       '--staleness-threshold <seconds>',

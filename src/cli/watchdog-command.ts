@@ -19,6 +19,7 @@ import { UsageError } from './exit-codes.js';
 import { addSettingOptions, settingFlags } from './flags.js';
 import type { CliIo } from './io.js';
 import { untilAborted, untilShutdown } from './shutdown-signal.js';
+import type { TokenSet } from '../http/named-tokens.js';
 
 /** Parsed flags of `watchdog`: `config`, `once`, and the settings' flags (see `settingFlags`). */
 export interface WatchdogFlags {
@@ -66,7 +67,7 @@ async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv, deprecat
 async function startWatchdogConsole(
   config: SidecarConfig,
   store: TripleStore,
-  token: string | undefined,
+  token: TokenSet | undefined,
   logger: Logger,
 ): Promise<{ url: string | undefined; stop: () => Promise<void> } | undefined> {
   if (config.consolePort === null) return undefined;

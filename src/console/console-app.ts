@@ -13,7 +13,8 @@ import express, { type Express, type Request, type Response } from 'express';
 import { ValueError } from '../errors.js';
 import { HttpError } from '../http/http-error.js';
 import { jsonBody } from '../http/json-body.js';
-import { consoleCaller } from '../lib/caller-identity.js';
+import type { TokenSet } from '../http/named-tokens.js';
+import { callerOf } from '../http/token-callers.js';
 import type { Logger } from '../lib/logger.js';
 import { OGM } from '../ogm/ogm.js';
 import { cancelOperation } from '../registration/cancellation.js';
@@ -36,7 +37,7 @@ export interface ConsoleRoutesOptions {
   watch: PlantWatch;
   stores: readonly PlantStore[];
   graph: string;
-  token?: string | undefined;
+  token?: TokenSet | undefined;
   logger: Logger;
 }
 
@@ -104,9 +105,15 @@ export function mountConsole(app: Express, options: ConsoleRoutesOptions): void 
     if (req.headers['x-console-request'] !== '1' && req.headers.authorization === undefined) {
       throw new HttpError(403, 'a cancel from the console must carry the header "X-Console-Request: 1"');
     }
+    // The guard kept the caller; a token limited to some workflows may look, not steer.
+    const caller = callerOf(res)!;
+    if (caller.workflows !== undefined) throw new HttpError(403, `${caller.id} may only run its workflows, not cancel Operations`);
     const { operation, store } = cancelRequest(req.body, stores);
-    const result = await cancelOperation(ogms.get(store.url)!, operation, { by: consoleCaller(!auth.open) });
-    options.logger.info({ operation: result.operationIri, outcome: result.outcome, store: store.url }, 'console: operation cancelled');
+    const result = await cancelOperation(ogms.get(store.url)!, operation, { by: caller.id });
+    options.logger.info(
+      { operation: result.operationIri, outcome: result.outcome, store: store.url, caller: caller.id },
+      'console: operation cancelled',
+    );
     res.json(result);
     void watch.refresh();
   });

@@ -9,8 +9,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { BEARER_REALM, bearerMatcher, secretMatcher } from '../http/bearer-auth.js';
+import { BEARER_REALM } from '../http/bearer-auth.js';
 import { HttpError } from '../http/http-error.js';
+import type { TokenSet } from '../http/named-tokens.js';
+import { callerMatcher, openCaller, setCaller, type TokenCaller } from '../http/token-callers.js';
+import { CONSOLE_OPEN_CALLER, CONSOLE_TOKEN_CALLER } from '../lib/caller-identity.js';
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = 'sm_console_session';
@@ -18,6 +21,7 @@ export const SESSION_COOKIE = 'sm_console_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Most live sessions kept; the oldest is forgotten first. */
 const MAX_SESSIONS = 1000;
+const OPEN = openCaller(CONSOLE_OPEN_CALLER);
 
 function cookieOf(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -27,40 +31,44 @@ function cookieOf(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** The console's guard: who may in, and the sessions of browsers that signed in. */
+/** The console's guard: who may in, and the sessions of browsers that signed in (each keeps its caller). */
 export class ConsoleAuth {
-  readonly #sessions = new Map<string, number>();
-  readonly #header: ((header: string | undefined) => boolean) | undefined;
-  readonly #token: ((presented: string) => boolean) | undefined;
+  readonly #sessions = new Map<string, { expires: number; caller: TokenCaller }>();
+  readonly #callerFor: ((header: string | undefined) => TokenCaller | undefined) | undefined;
 
-  /** @param token the plant's bearer token; undefined leaves the console open (as the other servers without a token). */
+  /**
+   * @param tokens the plant's bearer token, or its named tokens (each signs in as its own caller);
+   *   undefined leaves the console open (as the other servers without a token).
+   */
   constructor(
-    token: string | undefined,
+    tokens: TokenSet | undefined,
     readonly path: string,
   ) {
-    this.#header = token === undefined ? undefined : bearerMatcher(token);
-    this.#token = token === undefined ? undefined : secretMatcher(token);
+    this.#callerFor = tokens === undefined ? undefined : callerMatcher(tokens, CONSOLE_TOKEN_CALLER, 'the console token');
   }
 
   /** True when no token is needed. */
   get open(): boolean {
-    return this.#token === undefined;
+    return this.#callerFor === undefined;
   }
 
-  /** Whether the request carries the bearer token or a live session cookie. */
-  allows(req: Request): boolean {
-    if (this.#header === undefined || this.#header(req.headers.authorization)) return true;
+  /** The caller behind the request's bearer token or live session cookie; undefined when it has neither. */
+  callerOf(req: Request): TokenCaller | undefined {
+    if (this.#callerFor === undefined) return OPEN;
+    const caller = this.#callerFor(req.headers.authorization);
+    if (caller !== undefined) return caller;
     const session = cookieOf(req, SESSION_COOKIE);
-    const expires = session === undefined ? undefined : this.#sessions.get(session);
-    if (expires === undefined || expires < Date.now()) return false;
-    return true;
+    const live = session === undefined ? undefined : this.#sessions.get(session);
+    return live !== undefined && live.expires >= Date.now() ? live.caller : undefined;
   }
 
   /** A new session for a browser that presented `token`, as its `Set-Cookie` value; undefined when the token is wrong. */
   signIn(token: unknown): string | undefined {
-    if (this.#token === undefined || typeof token !== 'string' || !this.#token(token)) return undefined;
+    if (this.#callerFor === undefined || typeof token !== 'string') return undefined;
+    const caller = this.#callerFor(`Bearer ${token}`);
+    if (caller === undefined) return undefined;
     const id = randomBytes(32).toString('base64url');
-    this.#sessions.set(id, Date.now() + SESSION_TTL_MS);
+    this.#sessions.set(id, { expires: Date.now() + SESSION_TTL_MS, caller });
     for (const old of this.#sessions.keys()) {
       if (this.#sessions.size <= MAX_SESSIONS) break;
       this.#sessions.delete(old);
@@ -69,12 +77,14 @@ export class ConsoleAuth {
   }
 
   /**
-   * A middleware that lets in allowed requests; a browser asking for a page (a GET that accepts
-   * HTML) is sent to the login form, anything else gets a 401.
+   * A middleware that lets in allowed requests (their caller kept on the response); a browser
+   * asking for a page (a GET that accepts HTML) is sent to the login form, anything else gets a 401.
    */
   guard(): RequestHandler {
     return (req, res, next) => {
-      if (this.allows(req)) {
+      const caller = this.callerOf(req);
+      if (caller !== undefined) {
+        setCaller(res, caller);
         next();
         return;
       }

@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.js';
 import { CONSOLE_PATH, mountConsole } from './console-app.js';
 import type { PlantStore } from './plant-reads.js';
 import { PlantWatch } from './plant-watch.js';
+import type { TokenSet } from '../http/named-tokens.js';
 
 /** Options of {@link ConsoleServer}. */
 export interface ConsoleServerOptions {
@@ -21,8 +22,8 @@ export interface ConsoleServerOptions {
   host: string;
   /** TCP port; 0 picks a free one. */
   port: number;
-  /** The plant's bearer token; without one the console is open to whoever reaches it. */
-  token?: string | undefined;
+  /** The plant's bearer token or its named tokens; without one the console is open to whoever reaches it. */
+  token?: TokenSet | undefined;
   /** The staleness threshold of the liveness rule, in seconds (the watchdog's). */
   stalenessThreshold: number;
   /** Seconds between two reads of the plant. */

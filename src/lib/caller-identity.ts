@@ -48,10 +48,9 @@ export const HTTP_TOKEN_CALLER = 'http:token';
 
 /** A caller of an HTTP surface that needs no token. */
 export const HTTP_OPEN_CALLER = 'http:open';
-/**
- * A caller of the web console: whoever holds the plant's token or signed in with it (`console:token`),
- * or anyone who reaches a console served without a token (`console:open`).
- */
-export function consoleCaller(protectedByToken: boolean): string {
-  return protectedByToken ? 'console:token' : 'console:open';
-}
+
+/** A caller of the web console with its one unnamed token (named tokens name themselves, see {@link tokenCaller}). */
+export const CONSOLE_TOKEN_CALLER = 'console:token';
+
+/** A caller of a web console served without a token. */
+export const CONSOLE_OPEN_CALLER = 'console:open';

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { ConsoleServer } from '../../src/console/console-server.js';
 import { readPlant, selectAcrossStores, type PlantStore } from '../../src/console/plant-reads.js';
 import { plantChanges } from '../../src/console/plant-watch.js';
+import type { TokenSet } from '../../src/http/named-tokens.js';
 import { escapeHtml } from '../../src/console/page.js';
 import { mintCapabilityIri } from '../../src/iri/mint.js';
 import { createOperation } from '../../src/registration/operations.js';
@@ -67,7 +68,7 @@ async function seed(): Promise<{ door: string; robot: string; conveyor: string }
 
 const stores = (): PlantStore[] => [{ url: 'urn:store:hall1', client: suite.store! }];
 
-async function startConsole(token: string | undefined, plantStores: PlantStore[] = stores()): Promise<string> {
+async function startConsole(token: TokenSet | undefined, plantStores: PlantStore[] = stores()): Promise<string> {
   server = new ConsoleServer({
     stores: plantStores,
     graph: G,
@@ -183,6 +184,37 @@ describe('the console', () => {
     expect(sections.open).toContain(`data-cancel="${OP('queued')}"`);
     for (const asset of ['console.js', 'console.css']) expect((await fetch(`${url}${asset}`)).status).toBe(200);
   });
+
+  suite.onStore(
+    'should name each caller of a named-token file: sign-in and cancel as token:<name>; a workflow-limited token only looks',
+    async () => {
+      await seed();
+      const tokens = [
+        { name: 'shift-lead', token: 'shift-lead-console-token-0123456789' },
+        { name: 'planner', token: 'planner-console-token-0123456789', workflows: ['open'] },
+      ];
+      const url = await startConsole(tokens);
+      const signIn = async (token: string) =>
+        (await fetch(`${url}login`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' })).headers.get(
+          'set-cookie',
+        );
+      const lead = (await signIn(tokens[0]!.token))!.split(';')[0]!;
+      const planner = (await signIn(tokens[1]!.token))!.split(';')[0]!;
+      expect(await signIn('console-unit-test-token-0123456789')).toBeNull();
+      const cancel = (cookie: string) =>
+        fetch(`${url}cancel`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Console-Request': '1', Cookie: cookie },
+          body: JSON.stringify({ operation: OP('queued') }),
+        });
+      expect((await fetch(`${url}state`, { headers: { Cookie: planner } })).status).toBe(200);
+      const refused = await cancel(planner);
+      expect(refused.status).toBe(403);
+      expect(JSON.stringify(await refused.json())).not.toContain(tokens[1]!.token);
+      const done = await cancel(lead);
+      expect(await done.json()).toMatchObject({ outcome: 'cancelled', cancelledBy: 'token:shift-lead' });
+    },
+  );
 
   suite.onStore('should cancel a queued Operation in its store, and refuse a forged or finished one', async () => {
     await seed();
