@@ -19,6 +19,8 @@ import type { HttpSurface, StateGetter, WorkflowHandler } from './contract.js';
 
 const WORKFLOW_PATH = /^\/workflows\/([^/]+)\/execute$/;
 const STATE_PATH = /^\/state\/([^/]+)$/;
+const WORKFLOW_ROUTE = Object.freeze({ path: '/workflows/:name/execute' });
+const STATE_ROUTE = Object.freeze({ path: '/state/:name' });
 const UTF8_BOM = 0xfeff;
 const NO_QUERY = Object.freeze({});
 
@@ -57,6 +59,8 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
   return (req, res) => {
     const lane = laneFor(req);
     if (lane === undefined) return app(req, res);
+    // The route express would have matched, as express records it (a span is named by it).
+    (req as IncomingMessage & { route?: { path: string } }).route = 'getter' in lane ? STATE_ROUTE : WORKFLOW_ROUTE;
     const answered = 'getter' in lane ? read(lane.getter) : execute(lane.handler, lane.query, req);
     // A value JSON cannot serialize fails in writeJson: answered as express answers it, a 500.
     answered
