@@ -7,7 +7,9 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // undici: the project's own (7.x) for every importer, Comunica's HTTP actor included, whose
+  // undici 8 does not load on Node 20 (src/federation/comunica-engine.ts does the same at run time).
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^undici$': '<rootDir>/node_modules/undici/index.js' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, diagnostics: false }],
   },

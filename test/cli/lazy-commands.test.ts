@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BIN, buildCli, ROOT } from './support/cli-process.js';
 
 // Libraries that only some commands need, each costing tens to hundreds of ms to load.
-const HEAVY = ['express', 'oxigraph', 'rdf-validate-shacl', 'mqtt', 'n3', 'sparqljs', 'sparql-http-client', 'ajv', 'yaml', 'pino'];
+const HEAVY = [
+  ...['express', 'oxigraph', 'rdf-validate-shacl', 'mqtt', 'n3', 'sparqljs', 'sparql-http-client', 'ajv', 'yaml', 'pino'],
+  ...['@comunica/query-sparql', '@opentelemetry/api', '@opentelemetry/sdk-trace-base'],
+];
 const IMPORT_LOG = fileURLToPath(new URL('./support/import-log.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sm-lazy-commands-'));
 let runs = 0;

@@ -47,6 +47,7 @@ const requests: { contentType: string | undefined; path: string | undefined; bod
 let receiver: Server;
 let store: CellStore;
 let door1: CellResource;
+let robot1: CellResource;
 
 function received(): Received[] {
   return requests.flatMap(({ body }) =>
@@ -82,7 +83,7 @@ beforeAll(async () => {
   const env = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' };
   store = await servedStore(group);
   door1 = await startDoor1(group, join(dir, 'door1'), store, { env });
-  await startRobot1(group, join(dir, 'robot1'), store, {
+  robot1 = await startRobot1(group, join(dir, 'robot1'), store, {
     env: { ...env, NODE_OPTIONS: `--import=${IMPORT_LOG}`, IMPORT_LOG: join(dir, 'robot1-imports.log') },
   });
 }, 120_000);
@@ -142,4 +143,19 @@ describe('OpenTelemetry export (tracing.otlpEndpoint)', () => {
     expect(requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/json')).toBe(true);
     expect(readFileSync(join(dir, 'robot1-imports.log'), 'utf8')).toContain('/@opentelemetry/exporter-trace-otlp-http/');
   }, 90_000);
+
+  it('should export a direct workflow call, served by the fast lane, named by its route', async () => {
+    const trace = 'a'.repeat(32);
+    const answer = await fetch(`${robot1.sidecar.address}/workflows/pick/execute`, {
+      method: 'POST',
+      headers: { traceparent: `00-${trace}-${PARENT}-01`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(answer.status).toBe(200);
+    const inTrace = (all: Received[]) => all.filter((s) => s.traceId === trace);
+    const spans = inTrace(await spansWhen((all) => inTrace(all).length === 2));
+    const call = spans.find((s) => s.name === 'POST /workflows/:name/execute');
+    expect(call?.parentSpanId).toBe(PARENT);
+    expect(spans.find((s) => s.name === 'device POST /pick')?.parentSpanId).toBe(call!.spanId);
+  }, 60_000);
 });

@@ -22,6 +22,8 @@ import { decodedName, WORKFLOW_PATH } from './workflow-limits.js';
 
 const STATE_PATH = /^\/state\/([^/]+)$/;
 const OPEN = openCaller(HTTP_OPEN_CALLER);
+const WORKFLOW_ROUTE = Object.freeze({ path: '/workflows/:name/execute' });
+const STATE_ROUTE = Object.freeze({ path: '/state/:name' });
 const UTF8_BOM = 0xfeff;
 const NO_QUERY = Object.freeze({});
 
@@ -69,6 +71,8 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
     if (lane === undefined) return app(req, res);
     setCaller(res, lane.caller);
     const isRead = 'getter' in lane;
+    // The route express would have matched, as express records it (a span is named by it).
+    (req as IncomingMessage & { route?: { path: string } }).route = isRead ? STATE_ROUTE : WORKFLOW_ROUTE;
     const answered = isRead ? read(lane.getter) : execute(lane.handler, lane.query, req);
     const call = isRead ? 'state' : 'workflow';
     // A value JSON cannot serialize fails in writeJson: answered as express answers it, a 500.

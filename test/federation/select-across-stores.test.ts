@@ -1,0 +1,56 @@
+/**
+ * selectAcrossStores in process, against two `store serve --memory` endpoints: each row names
+ * its store, terms come back as the one-store path gives them, a failing store names itself,
+ * and the read-only view refuses writes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { endpointReader } from '../../src/federation/endpoint-reader.js';
+import { selectAcrossStores } from '../../src/federation/select-across-stores.js';
+import { openRemoteStore } from '../../src/store/remote-store.js';
+import { buildCli, serve, type ServeProcess } from '../cli/support/cli-process.js';
+
+const GRAPH = 'urn:test:hall';
+const QUERY = `SELECT ?o WHERE { GRAPH <${GRAPH}> { <urn:test:s> <urn:test:p> ?o } } ORDER BY ?o`;
+let hall1: ServeProcess;
+let hall2: ServeProcess;
+
+beforeAll(async () => {
+  expect(await buildCli()).toBe(true);
+  [hall1, hall2] = await Promise.all([serve(['--memory', '--port', '0']), serve(['--memory', '--port', '0'])]);
+  await openRemoteStore({ queryUrl: hall1.url }).update(
+    `INSERT DATA { GRAPH <${GRAPH}> { <urn:test:s> <urn:test:p> "one"@en , 2 , <urn:test:o> } }`,
+  );
+  await openRemoteStore({ queryUrl: hall2.url }).update(`INSERT DATA { GRAPH <${GRAPH}> { <urn:test:s> <urn:test:p> "two" } }`);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([hall1?.stop(), hall2?.stop()]);
+});
+
+describe('selectAcrossStores', () => {
+  it('should read every store at once, each row naming its store, terms as the one-store path gives them', async () => {
+    const rows = await selectAcrossStores([{ url: hall1.url }, { url: hall2.url }], QUERY);
+    const alone = await openRemoteStore({ queryUrl: hall1.url }).select(QUERY);
+    expect(rows.filter((r) => r.store === hall1.url).map((r) => r.row)).toEqual(alone);
+    expect(rows.map((r) => [r.store, r.row.o?.value])).toEqual([...alone.map((row) => [hall1.url, row.o!.value]), [hall2.url, 'two']]);
+  }, 60_000);
+
+  it('should fail naming the store that did not answer', async () => {
+    const gone = 'http://127.0.0.1:9/sparql';
+    await expect(selectAcrossStores([{ url: hall1.url }, { url: gone, timeoutMs: 5_000 }], QUERY)).rejects.toMatchObject({
+      code: 'SM_STORE',
+      endpoint: gone,
+    });
+  }, 60_000);
+
+  it('should read through the read-only view and refuse every write there', async () => {
+    const reader = endpointReader({ url: hall2.url });
+    expect((await reader.select(QUERY)).map((row) => row.o)).toEqual([
+      { termType: 'Literal', value: 'two', datatype: 'http://www.w3.org/2001/XMLSchema#string' },
+    ]);
+    expect(reader.requestCount).toBe(1);
+    await expect(reader.update('INSERT DATA { <urn:a> <urn:b> <urn:c> }')).rejects.toThrow(
+      'dispatch and every write stay within one store',
+    );
+    await reader.close();
+  }, 60_000);
+});
