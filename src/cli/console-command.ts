@@ -10,9 +10,10 @@ import { defaultOf, SETTINGS } from '../settings.js';
 import { DEFAULT_DATA_GRAPH } from '../vocab/defaults.js';
 import { expandIri } from './curie.js';
 import { UsageError } from './exit-codes.js';
-import { cliLogger, integerFlag, logLevelOption, openStoreFromFlag, storeLocation } from './flags.js';
+import { cliLogger, integerFlag, logLevelOption, openStoreFromFlag } from './flags.js';
 import type { CliIo } from './io.js';
 import { untilAborted, untilShutdown } from './shutdown-signal.js';
+import { storeEndpoints, storeLocations } from './store-list.js';
 
 /** Parsed options of `console`. */
 export interface ConsoleFlags {
@@ -68,7 +69,7 @@ function readTokens(file: string | undefined): TokenSet | undefined {
 /** `console`: serves the console over the given stores until `stop` aborts. */
 export async function runConsole(flags: ConsoleFlags, io: CliIo, stop: AbortSignal): Promise<void> {
   const logger = cliLogger(flags.logLevel);
-  const urls = flags.store !== undefined && flags.store.length > 0 ? flags.store : [storeLocation(undefined, io.env)];
+  const urls = storeLocations(flags.store, io.env);
   const port = integerFlag(flags.port, '--port', 0, 65535);
   const stalenessThreshold = numberFlag(flags.stalenessThreshold, '--staleness-threshold');
   const refreshInterval = numberFlag(flags.refresh, '--refresh');
@@ -76,7 +77,12 @@ export async function runConsole(flags: ConsoleFlags, io: CliIo, stop: AbortSign
   const token = readTokens(flags.tokenFile ?? (io.env[TOKEN_FILE.env] || undefined));
   const stores: PlantStore[] = [];
   try {
-    for (const url of urls) stores.push({ url, client: await openStoreFromFlag(url, io.env) });
+    // Several stores are read together through Comunica, so each must be a SPARQL endpoint.
+    const endpoints = urls.length > 1 ? storeEndpoints(urls, io.env) : undefined;
+    for (const [i, url] of urls.entries()) {
+      const endpoint = endpoints?.[i];
+      stores.push({ url: endpoint?.url ?? url, client: await openStoreFromFlag(url, io.env), ...(endpoint && { endpoint }) });
+    }
     const server = new ConsoleServer({ stores, graph, host: flags.host, port, token, stalenessThreshold, refreshInterval, logger });
     await server.start();
     io.stdout.write(`${JSON.stringify({ console: server.url })}\n`);

@@ -10,13 +10,16 @@ import {
   possessionQuery,
   recentOperationsQuery,
 } from '../queries/plant.js';
+import type { StoreEndpoint } from '../federation/select-across-stores.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { capabilitiesFrom, operationsFrom, servicesFrom, workpiecesFrom, type PlantView } from './plant-view.js';
 
-/** A store the console reads: its URL (what rows name) and a client of it. */
+/** A store the console reads: its URL (what rows name) and a client of it (cancels go through it). */
 export interface PlantStore {
   readonly url: string;
   readonly client: TripleStore;
+  /** Its SPARQL endpoint, when the console reads several stores: reads then go through Comunica. */
+  readonly endpoint?: StoreEndpoint;
 }
 
 /** One result row and the store (its URL) it came from. */
@@ -27,10 +30,16 @@ export interface SourcedRow {
 
 /**
  * Runs one SELECT against every store at once and tags each row with its store's URL. The one
- * place the console's reads meet the stores: a federated engine can take its place as is.
+ * place the console's reads meet the stores: several endpoints are read together through
+ * Comunica (loaded on first use), one store (the watchdog's own, perhaps embedded) by its client.
  * @throws the first store's error when a store fails (the console then shows the failure).
  */
 export async function selectAcrossStores(stores: readonly PlantStore[], query: string): Promise<SourcedRow[]> {
+  const endpoints = stores.flatMap((s) => (s.endpoint === undefined ? [] : [s.endpoint]));
+  if (stores.length > 1 && endpoints.length === stores.length) {
+    const { selectAcrossStores: federated } = await import('../federation/select-across-stores.js');
+    return (await federated(endpoints, query)).map(({ store, row }) => ({ store, bindings: row }));
+  }
   const answers = await Promise.all(
     stores.map(async ({ url, client }) => (await client.select(query)).map((b) => ({ store: url, bindings: b }))),
   );

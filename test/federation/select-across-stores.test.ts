@@ -7,9 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { endpointReader } from '../../src/federation/endpoint-reader.js';
 import { selectAcrossStores } from '../../src/federation/select-across-stores.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
+import { readPlant } from '../../src/console/plant-reads.js';
+import { OGM } from '../../src/ogm/ogm.js';
+import { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE } from '../../src/ontology/files.js';
+import { provisionOntology } from '../../src/ontology/provision.js';
+import { plant } from '../../src/vocab/index.js';
 import { buildCli, serve, type ServeProcess } from '../cli/support/cli-process.js';
+import { addService } from '../registration/support/plant-graph.js';
 
 const GRAPH = 'urn:test:hall';
+const PLANT_GRAPH = 'urn:test:halls-plant';
 const QUERY = `SELECT ?o WHERE { GRAPH <${GRAPH}> { <urn:test:s> <urn:test:p> ?o } } ORDER BY ?o`;
 let hall1: ServeProcess;
 let hall2: ServeProcess;
@@ -53,4 +60,25 @@ describe('selectAcrossStores', () => {
     );
     await reader.close();
   }, 60_000);
+});
+
+describe("the console's reads across stores", () => {
+  it('should read a Service of each hall through Comunica, each row naming its hall', async () => {
+    const halls = [hall1, hall2].map((hall) => ({ hall, client: openRemoteStore({ queryUrl: hall.url }) }));
+    const doors = [plant.door1, plant.robot1];
+    for (const [i, { client }] of halls.entries()) {
+      await provisionOntology(client, { files: [...BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE] });
+      const ogm = new OGM({ store: client, graph: PLANT_GRAPH });
+      await addService(ogm, { resourceIri: doors[i]!, address: `http://127.0.0.1:${i + 1}`, graph: PLANT_GRAPH });
+    }
+    const stores = halls.map(({ hall, client }) => ({ url: hall.url, client, endpoint: { url: hall.url } }));
+    const before = halls.map(({ client }) => client.requestCount);
+    const view = await readPlant(stores, { graph: PLANT_GRAPH, stalenessThresholdMs: 90_000 });
+    expect(view.services.map((s) => [s.store, s.resource, s.state])).toEqual([
+      [hall1.url, plant.door1, 'live'],
+      [hall2.url, plant.robot1, 'live'],
+    ]);
+    // Read by Comunica, not by the halls' own clients (which the console keeps for cancels).
+    expect(halls.map(({ client }) => client.requestCount)).toEqual(before);
+  }, 120_000);
 });
