@@ -103,6 +103,7 @@ describe('a sidecar process with OPC UA declarations (examples/opcua-plc)', () =
         ['conveyorSpeed', 'xsd:double', true],
         ['lightBarrierOccupied', 'xsd:boolean', false],
         ['partCount', 'xsd:int', false],
+        ['unitLabel', 'xsd:string', true],
       ]);
       const put = await json('/parameters/conveyorSpeed', {
         method: 'PUT',
