@@ -41,6 +41,7 @@ describe('loadSidecarConfig defaults', () => {
       autoregisterConnectors: true,
       connectorSyncDirection: 'bidirectional',
       connectorMaxAge: null,
+      opcuaPkiDir: join(state, 'opcua-pki'),
       log: { level: 'info', accessLevel: 'debug' },
       shutdownGraceMs: LIMITS.shutdownGraceMs,
     });
@@ -247,6 +248,14 @@ const PRECEDENCE: Array<{
     flag: ['connectorMaxAge', '2.5'],
     read: (c) => c.connectorMaxAge,
     expect: [5, null, 2.5],
+  },
+  {
+    field: 'opcuaPkiDir',
+    file: 'opcuaPkiDir: /srv/pki-file',
+    env: ['SIDECAR_OPCUA_PKI_DIR', '/srv/pki-env'],
+    flag: ['opcuaPkiDir', '/srv/pki-flag'],
+    read: (c) => c.opcuaPkiDir,
+    expect: ['/srv/pki-file', '/srv/pki-env', '/srv/pki-flag'],
   },
   {
     field: 'log.level',
