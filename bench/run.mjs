@@ -9,6 +9,7 @@ const all = {
   load: () => import('./load.bench.mjs'),
   'heartbeat-scale': () => import('./heartbeat-scale.bench.mjs'),
   connectors: () => import('./connectors.bench.mjs'),
+  opcua: () => import('./opcua.bench.mjs'),
   'cli-start': () => import('./cli-start.bench.mjs'),
 };
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(all);

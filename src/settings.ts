@@ -436,7 +436,8 @@ export const SETTINGS = {
   broker: {
     schema: mapping,
     startOnly: true,
-    description: 'user name, password and TLS of the MQTT brokers the connectors reach; never logged or served',
+    description:
+      'user name, password and TLS of the MQTT brokers (user name and password of the OPC UA servers) the connectors reach; never logged or served',
   },
   'broker.username': {
     schema: text(256),

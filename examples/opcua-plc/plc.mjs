@@ -134,7 +134,7 @@ export async function startPlc(options) {
     }),
   });
   await server.initialize();
-  const unit = { speed: 0, setpoint: 0, travel: 0, parts: 0, running: true };
+  const unit = { speed: 0, setpoint: 0, travel: 0, parts: 0, running: true, label: 'transfer unit 1' };
   const ns = server.engine.addressSpace.getOwnNamespace();
   const root = ns.addObject({
     organizedBy: server.engine.addressSpace.rootFolder.objects,
@@ -167,7 +167,17 @@ export async function startPlc(options) {
   variable(NODES.setpoint, 'SpeedSetpoint', 'Double', () => unit.setpoint, setSpeed);
   variable(NODES.occupied, 'Occupied', 'Boolean', () => unit.travel % 1 < PART_LENGTH && unit.travel > 0);
   variable(NODES.parts, 'Parts', 'Int32', () => unit.parts);
-  variable(NODES.label, 'Label', 'String', () => 'transfer unit 1');
+  variable(
+    NODES.label,
+    'Label',
+    'String',
+    () => unit.label,
+    (value) => {
+      if (typeof value !== 'string' || value.length > 256) return StatusCodes.BadOutOfRange;
+      unit.label = value;
+      return StatusCodes.Good;
+    },
+  );
   const start = ns.addMethod(root, {
     browseName: 'Start',
     nodeId: NODES.start.replace('ns=1;', ''),

@@ -5,9 +5,10 @@
  *
  * Semantic connectors (`autoregisterConnectors`, `connectorSyncDirection`, `connectorRegistry`,
  * `ensureTransport`) serve the resource's interface-accessible parameters recognized from the
- * graph; MQTT ships, and a `ConnectorBinding` registered in a `ConnectorRegistry` adds a protocol.
- * `openMqttWorkflows` binds the workflows the graph declares as invoked over MQTT 5
- * request/response; `connectorCredentials` gives the brokers' user names, passwords and TLS.
+ * graph; MQTT, OPC UA and REST ship, and a `ConnectorBinding` registered in a `ConnectorRegistry`
+ * adds a protocol. `openMqttWorkflows` binds the workflows the graph declares as invoked over MQTT 5
+ * request/response, `openOpcuaWorkflows` those bound to OPC UA methods; `connectorCredentials`
+ * gives the brokers' and servers' user names, passwords and TLS.
  *
  * @packageDocumentation
  */
@@ -26,7 +27,7 @@ export type {
 } from './options.js';
 export { Mode } from './runtime/mode.js';
 export { SyncDirection } from '../connectors/wiring.js';
-export { ConnectorRegistry, defaultConnectorRegistry } from '../connectors/registry.js';
+export { ConnectorRegistry, defaultConnectorRegistry, type DefaultConnectorRegistryOptions } from '../connectors/registry.js';
 export { ParameterNotWritableError } from '../connectors/errors.js';
 export type {
   AccessMode,
@@ -39,6 +40,8 @@ export type {
   TransportAddress,
 } from '../connectors/binding.js';
 export { restBinding, type RestBindingOptions } from '../connectors/rest/binding.js';
+export { opcuaBinding, type OpcuaBindingOptions } from '../connectors/opcua/binding.js';
+export { openOpcuaWorkflows, type OpcuaWorkflows, type OpenOpcuaWorkflowsOptions } from '../connectors/opcua/workflows.js';
 export type { ParameterValue } from '../connectors/datatypes.js';
 export type { ConnectorCredentials, TransportCredentials } from '../connectors/credentials.js';
 export {

@@ -42,6 +42,7 @@ describe('loadSidecarConfig defaults', () => {
       connectorSyncDirection: 'bidirectional',
       connectorMaxAge: null,
       consolePort: null,
+      opcuaPkiDir: join(state, 'opcua-pki'),
       log: { level: 'info', accessLevel: 'debug' },
       tracing: {},
       shutdownGraceMs: LIMITS.shutdownGraceMs,
@@ -249,6 +250,14 @@ const PRECEDENCE: Array<{
     flag: ['connectorMaxAge', '2.5'],
     read: (c) => c.connectorMaxAge,
     expect: [5, null, 2.5],
+  },
+  {
+    field: 'opcuaPkiDir',
+    file: 'opcuaPkiDir: /srv/pki-file',
+    env: ['SIDECAR_OPCUA_PKI_DIR', '/srv/pki-env'],
+    flag: ['opcuaPkiDir', '/srv/pki-flag'],
+    read: (c) => c.opcuaPkiDir,
+    expect: ['/srv/pki-file', '/srv/pki-env', '/srv/pki-flag'],
   },
   {
     field: 'log.level',

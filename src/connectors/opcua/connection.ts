@@ -7,26 +7,18 @@
  * own reconnection is switched off so that there is one retry policy, the connectors'.
  */
 import type { ClientSession, OPCUAClient, UserIdentityInfo } from 'node-opcua-client';
-import type { Logger } from '../../lib/logger.js';
 import { LIMITS } from '../../limits.js';
-import type { TransportCredentials } from '../credentials.js';
-import { reconnectDelayMs } from '../mqtt/broker-connection.js';
+import { reconnectDelayMs, type BrokerConnectionOptions } from '../mqtt/broker-connection.js';
 import { withTimeout } from '../mqtt/session.js';
 import { certificateManager, loadOpcua, type CertificateManager, type OpcuaModule } from './load.js';
 import type { OpcuaEndpoint } from './metadata.js';
 import { connectionProblem, statusName } from './problems.js';
 
-/** Options of {@link OpcuaConnection.open}. */
-export interface OpcuaConnectionOptions {
+/** Options of {@link OpcuaConnection.open}: those of an MQTT broker connection, for a server. */
+export interface OpcuaConnectionOptions extends Pick<BrokerConnectionOptions, 'credentials' | 'logger' | 'serves'> {
   readonly endpoint: OpcuaEndpoint;
-  /** User name and password (the password only ever from here); undefined: anonymous unless the graph names a user. */
-  readonly credentials: Readonly<TransportCredentials> | undefined;
   /** Certificate store (own certificate, trusted and rejected server certificates); undefined: node-opcua's default. */
   readonly pkiDir: string | undefined;
-  /** Southbound details at debug level only. */
-  readonly logger: Logger;
-  /** What the connection serves, for its log lines: `{ parameters: 3 }`. */
-  serves(): Record<string, unknown>;
   /** Run on every new session before it counts as connected; a rejection drops the connection and retries. */
   onSession(session: ClientSession, opcua: OpcuaModule): Promise<void>;
 }

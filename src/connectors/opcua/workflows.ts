@@ -10,9 +10,9 @@ import { assertName } from '../../iri/mint.js';
 import type { Logger } from '../../lib/logger.js';
 import { LIMITS } from '../../limits.js';
 import { sm } from '../../vocab/terms.js';
-import { checkConnectorCredentials, credentialsFor, transportKey, type ConnectorCredentials } from '../credentials.js';
+import { checkConnectorCredentials, credentialsFor, transportKey } from '../credentials.js';
 import { metadataFault } from '../mqtt/metadata.js';
-import type { BoundMqttWorkflow } from '../mqtt/workflows.js';
+import type { BoundMqttWorkflow, MqttWorkflows, OpenMqttWorkflowsOptions } from '../mqtt/workflows.js';
 import { findInterfaceNodes, type InterfaceNode, type SelectSource } from '../recognize.js';
 import type { OpcuaConnection } from './connection.js';
 import { checkedNodeId, opcuaEndpoint, type OpcuaEndpoint } from './metadata.js';
@@ -80,31 +80,22 @@ export async function recognizeOpcuaWorkflows(source: SelectSource, resource: st
   return declarations;
 }
 
-/** Options of {@link openOpcuaWorkflows}. */
-export interface OpenOpcuaWorkflowsOptions {
-  /** The store (or `ogm.db`) the ontology is read from. */
-  readonly source: SelectSource;
-  readonly resource: string;
-  readonly logger: Logger;
-  /** User names and passwords of the servers, keyed `host:port`, as the middleware's `connectorCredentials`. Default none. */
-  readonly credentials?: ConnectorCredentials | null;
+/**
+ * Options of {@link openOpcuaWorkflows}: those of the MQTT workflows (`credentials` are the
+ * servers' user names and passwords, keyed `host:port`), and the certificate store.
+ */
+export interface OpenOpcuaWorkflowsOptions extends Pick<
+  OpenMqttWorkflowsOptions,
+  'source' | 'resource' | 'logger' | 'credentials' | 'ensureTransport'
+> {
   /** The client's certificate store; default node-opcua's own. */
   readonly pkiDir?: string;
   /** Time a method call gets; default {@link LIMITS.deviceTimeoutMs}. */
   readonly timeoutMs?: number;
-  /** Called once per distinct server before it is connected (the spec's `ensure_transport`). */
-  readonly ensureTransport?: (host: string, port: number) => void | Promise<void>;
 }
 
-/** The OPC UA workflows of a resource and the connections that call them. */
-export interface OpcuaWorkflows {
-  /** Ready for `mw.workflow(options, invoke)`; the same shape as the MQTT ones. */
-  readonly workflows: readonly BoundMqttWorkflow[];
-  /** Whether every server of the workflows is connected now (true when there are none). */
-  connected(): boolean;
-  /** Closes every connection; calls in flight reject. Repeatable. */
-  close(): Promise<void>;
-}
+/** The OPC UA workflows of a resource and the connections that call them: the same shape as the MQTT ones. */
+export type OpcuaWorkflows = MqttWorkflows;
 
 /**
  * Recognizes the workflows `resource` binds to OPC UA Methods and connects one session per
