@@ -68,7 +68,20 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
     async () => {
       const began = Date.now();
       await engine!.docker(
-        ['build', '-q', '--force-rm', '--network', 'host', '--build-arg', 'NODE_IMAGE=sm-node:20', '-f', 'docker/Dockerfile', '-t', IMAGE, '.'],
+        [
+          'build',
+          '-q',
+          '--force-rm',
+          '--network',
+          'host',
+          '--build-arg',
+          'NODE_IMAGE=sm-node:20',
+          '-f',
+          'docker/Dockerfile',
+          '-t',
+          IMAGE,
+          '.',
+        ],
         BUILD_TIMEOUT_MS,
       );
       const size = Number((await engine!.docker(['image', 'inspect', '-f', '{{.Size}}', IMAGE])).stdout);
@@ -164,7 +177,7 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
     expect(alive(pid)).toBe(false);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(engine!.dir);
     expect(() => readFileSync(join(engine!.dir, 'docker.pid'))).toThrow();
-  }, 900_000);
+  }, 1_200_000);
 });
 
 interface ComposeFile {
