@@ -52,11 +52,14 @@ source "$(dirname "$0")/loopback-lib.sh"
 SOCKET="$DIR/docker.sock"
 export DOCKER_HOST="unix://$SOCKET" DOCKER_BUILDKIT=0
 
+# A zombie is not running: a dockerd killed while its parent is gone may stay one.
+running() { [[ -n "$1" ]] && kill -0 "$1" 2>/dev/null && [[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]]; }
+
 engine_pid() {
   [[ -f "$DIR/docker.pid" ]] || return 1
   local pid
   pid=$(cat "$DIR/docker.pid")
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+  running "$pid" && echo "$pid"
 }
 
 host_line() { echo "export DOCKER_HOST=unix://$SOCKET DOCKER_BUILDKIT=0"; }
@@ -100,7 +103,7 @@ cmd_start() {
   mkdir -p "$DIR"
   local pool name
   pool=$(address_pool)
-  name="sm-docker-$(basename "$DIR" | tr -c 'A-Za-z0-9\n' '-')"
+  name="$(basename "$DIR" | tr -c 'A-Za-z0-9\n' '-')"
   printf 'POOL=%s\nCGROUP_PARENT=%s\n' "$pool" "$name" >"$DIR/engine.env"
   log "starting in $DIR (networks from $pool)"
   # setsid: the engine outlives this script and keeps no terminal of the caller's.
@@ -118,12 +121,13 @@ cmd_start() {
   host_line
 }
 
-# Processes whose command line names this engine's exec root (its containerd and shims), by pid.
-engine_processes() {
+# Pids of the processes whose command line holds $1: the engine's containerd and shims name its
+# exec root, its port proxies the container addresses of its pool.
+processes_naming() {
   local pid
   for pid in $(ls /proc | grep -E '^[0-9]+$'); do
     [[ $pid == "$$" ]] && continue
-    { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF "$DIR/exec/" && echo "$pid"
+    { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$1" && echo "$pid"
   done
   return 0
 }
@@ -146,13 +150,16 @@ cmd_stop() {
     ids=$(timeout 30 docker ps -aq 2>/dev/null || true)
     if [[ -n "$ids" ]]; then timeout 60 docker rm -f $ids >/dev/null 2>&1 || true; fi
     timeout 30 docker network prune -f >/dev/null 2>&1 || true
-    terminate "$pid" 30
+    terminate "$pid" 30 || true
   else
     log "not running"
   fi
   # Whatever a crashed engine left: its containerd and shims, container processes, cgroups,
   # mounts under its directory, network bridges in its address pool, then the directory.
-  for pid in $(engine_processes); do kill -KILL "$pid" 2>/dev/null || true; done
+  local pids
+  pids=$(processes_naming "$DIR/exec/")
+  [[ -n "${POOL:-}" ]] && pids+=" $(processes_naming "-container-ip ${POOL%.0.0/16}.")"
+  for pid in $pids; do kill -KILL "$pid" 2>/dev/null || true; done
   local cg
   for cg in $(container_cgroups); do
     xargs -r kill -KILL <"$cg/cgroup.procs" 2>/dev/null || true
@@ -231,7 +238,7 @@ image_node() {
   tar -xzf "$CACHE/npm-$NODE_VERSION-$NPM_VERSION.tgz" -C "$ctx/npm" --strip-components=1
   cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
   cp "$REPO/docker/base/node.Dockerfile" "$ctx/Dockerfile"
-  docker build -q --build-arg DEBIAN_IMAGE=sm-debian:bookworm -t sm-node:20 "$ctx" >/dev/null
+  docker build -q --force-rm --build-arg DEBIAN_IMAGE=sm-debian:bookworm -t sm-node:20 "$ctx" >/dev/null
   local status=$?
   rm -rf "$ctx"
   return $status
@@ -249,7 +256,7 @@ image_from_debian() {
     return 0
   fi
   log "building $tag from $ctx (apt inside, host network)"
-  docker build -q --network host --build-arg DEBIAN_IMAGE=sm-debian:bookworm -t "$tag" "$ctx" >/dev/null
+  docker build -q --force-rm --network host --build-arg DEBIAN_IMAGE=sm-debian:bookworm -t "$tag" "$ctx" >/dev/null
   rm -f "$CACHE/images/${tag//[:\/]/-}-"*.tar
   cache_file "$saved" save_image "$tag"
 }

@@ -36,7 +36,10 @@ describe('docker/healthcheck.cjs', () => {
   });
 
   afterAll(async () => {
-    for (const server of servers) server.close();
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
     await tls.remove();
   });
 
