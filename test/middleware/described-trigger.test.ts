@@ -18,7 +18,7 @@ describe.each(['embedded', 'remote'] as const)('the event trigger with a descrip
   const { onStore } = suite;
 
   /** A queued Operation for door1 with testAngle 90, and its description as the requester sends it. */
-  async function described(): Promise<{ op: string; description: { types: string[]; properties: Record<string, unknown[]> } }> {
+  async function described(): Promise<{ op: string; description: { types: string[]; properties: Record<string, readonly unknown[]> } }> {
     const op = mintOperationIri(plant.OpenDoorOperation);
     const written = await createOperation(suite.newOgm(), {
       operationIri: op,
