@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// Launcher: the CLI lives in dist/cli/main.js (built by `npm run build`).
-import { main } from '../dist/cli/main.js';
-
-await main(process.argv);
+// Launcher: the CLI lives in dist/cli/main.js (built by `npm run build`). A bare `--version` is
+// answered before the CLI and its commands are loaded: a shell asking for it should not wait.
+const [flag, ...rest] = process.argv.slice(2);
+if (rest.length === 0 && (flag === '--version' || flag === '-V')) {
+  const { packageVersion } = await import('../dist/cli/version.js');
+  process.stdout.write(`${packageVersion()}\n`);
+} else {
+  const { main } = await import('../dist/cli/main.js');
+  await main(process.argv);
+}

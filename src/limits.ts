@@ -95,6 +95,8 @@ export const LIMITS = Object.freeze({
    * channels it keeps open): past it the oldest is dropped and its waiter reads the store.
    */
   maxAwaitedOutcomes: 1_024,
+  /** Largest concurrency a callback may ask for (`registerCallback`'s `concurrency`). */
+  maxCallbackConcurrency: 256,
   /**
    * Interval at which a receiver reads whether a cancel of its running Operations was requested
    * (one small query, and only while something runs): how long a cancelled device call may go on.

@@ -64,7 +64,7 @@ export type { RequestOptions, RequestBody, OperationDraft } from './operations/r
 export type { CancelOptions } from './operations/cancel.js';
 export type { CancelResult } from '../registration/cancellation.js';
 export type { Claimed, ClaimBody } from './operations/claim.js';
-export type { OperationCallback } from './runtime/callback-worker.js';
+export type { CallbackOptions, OperationCallback } from './runtime/callback-worker.js';
 export type { DataValue } from './operations/operation-data.js';
 export type { HandoverOptions, HandoverBody } from './operations/handover.js';
 

@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
 import type express from 'express';
 import type { ActivityFeed } from './runtime/activity-feed.js';
-import { CallbackWorker, type OperationCallback } from './runtime/callback-worker.js';
+import { CallbackWorker, type CallbackOptions, type OperationCallback } from './runtime/callback-worker.js';
 import { claimNext, type ClaimBody } from './operations/claim.js';
 import { APP_TITLE } from './constants.js';
 import { MiddlewareContext, type Phase } from './runtime/context.js';
@@ -183,13 +183,15 @@ export class SemanticMiddleware {
   }
 
   /**
-   * Runs `callback` on every enqueued Operation in the background, one at a time; its return
-   * value is recorded as the result. Without one, Operations wait for a manual `claimNext`.
+   * Runs `callback` on every enqueued Operation in the background, one at a time unless
+   * `options.concurrency` allows more (see {@link CallbackOptions}); its return value is recorded
+   * as the result. Without one, Operations wait for a manual `claimNext`.
    * @throws RuntimeError outside resource mode or when a callback is registered already.
+   * @throws ValueError for a concurrency that is not an integer from 1 to `LIMITS.maxCallbackConcurrency`.
    */
-  registerCallback(callback: OperationCallback, scope?: ClassScope | null): void {
+  registerCallback(callback: OperationCallback, scope?: ClassScope | null, options?: CallbackOptions | null): void {
     this.#ctx.resource('registerCallback');
-    this.#worker.register(callback, scope);
+    this.#worker.register(callback, scope, options);
   }
 
   /** Hands a workpiece over to a counterpart; returns the new PossessionState IRI. See `handover.ts`. */

@@ -39,6 +39,8 @@ export class WriteShapes {
     private readonly byClass: ReadonlyMap<string, readonly RdfjsTerm[]>,
     /** Paths constrained by `sh:class`: their values' types must be in the data graph. */
     readonly classPaths: ReadonlySet<string>,
+    /** Per target shape, every property IRI a `sh:path` reachable from it names (its results can only name these). */
+    private readonly pathsOf: ReadonlyMap<string, ReadonlySet<string>>,
   ) {}
 
   /** Reads every shape from the named graph `graph` (one query). */
@@ -62,7 +64,8 @@ export class WriteShapes {
     }
     const classPaths = new Set([...shapesWithClass].map((shape) => paths.get(shape)).filter((p): p is string => !!p));
     const validator = dataset.size > 0 ? new SHACLValidator(dataset, { factory: validatorEnvironment }) : undefined;
-    return new WriteShapes(validator, byClass, classPaths);
+    const targets = new Set([...byClass.values()].flat().map((shape) => shape.value));
+    return new WriteShapes(validator, byClass, classPaths, reachablePaths(rows, targets));
   }
 
   /**
@@ -77,7 +80,10 @@ export class WriteShapes {
   ): Promise<void> {
     if (!this.validator) return;
     const closure = tbox.closure(intent.classes);
-    const shapes = [...closure].flatMap((c) => this.byClass.get(c) ?? []);
+    // A commit is judged only on the paths it writes: a shape that constrains none of them could
+    // not report anything that counts, so it is not evaluated (the answer is the same).
+    const relevant = (shape: RdfjsTerm): boolean => !paths || [...(this.pathsOf.get(shape.value) ?? [])].some((p) => paths.has(p));
+    const shapes = [...closure].flatMap((c) => this.byClass.get(c) ?? []).filter(relevant);
     if (shapes.length === 0) return;
     const data = this.dataGraph(tbox, intent, closure, objectTypes);
     const focus = namedNode(intent.focus);
@@ -115,4 +121,31 @@ export class WriteShapes {
     for (const [p, terms] of intent.values) for (const t of terms) data.addQuad(quad(focus, namedNode(p), toRdfjs(t)));
     return data;
   }
+}
+
+/** For each shape of `targets`, the IRIs named by `sh:path` anywhere below it in the shapes graph. */
+function reachablePaths(rows: readonly Bindings[], targets: ReadonlySet<string>): Map<string, Set<string>> {
+  const below = new Map<string, string[]>();
+  const pathOf = new Map<string, string[]>();
+  for (const { s, p, o } of rows) {
+    if (!s || !p || !o || s.termType === 'Literal') continue;
+    if (p.value === SH('path') && o.termType === 'NamedNode') pathOf.set(s.value, [...(pathOf.get(s.value) ?? []), o.value]);
+    if (o.termType !== 'Literal') below.set(s.value, [...(below.get(s.value) ?? []), o.value]);
+  }
+  const out = new Map<string, Set<string>>();
+  for (const target of targets) {
+    const found = new Set<string>();
+    const seen = new Set([target]);
+    const todo = [target];
+    for (let node = todo.pop(); node !== undefined; node = todo.pop()) {
+      for (const path of pathOf.get(node) ?? []) found.add(path);
+      for (const next of below.get(node) ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        todo.push(next);
+      }
+    }
+    out.set(target, found);
+  }
+  return out;
 }

@@ -36,7 +36,14 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('semantic-sidecar loads each command only when it runs', () => {
-  it.each([['--version'], ['--help'], ['help']])('should load no command module and no heavy library for %s', (arg) => {
+  it.each([['--version'], ['-V']])('should answer %s with the version module alone, before the CLI is loaded', (arg) => {
+    const { packages, modules, status } = imported([arg]);
+    expect(status).toBe(0);
+    expect(packages).toEqual([]);
+    expect(modules).toEqual(['cli/version']);
+  });
+
+  it.each([['--help'], ['help']])('should load no command module and no heavy library for %s', (arg) => {
     const { packages, modules, status } = imported([arg]);
     expect(status).toBe(0);
     expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);

@@ -57,7 +57,7 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     expect(kinds).toEqual(expect.arrayContaining(['registered', 'trigger', 'claim', 'done']));
   });
 
-  onStore('should cost a receiver told what the Operation holds 2 store requests: claim and terminal write', async () => {
+  onStore('should cost a receiver told what the Operation holds 3 store requests: route read, claim and terminal write', async () => {
     const observed = new FlakyStore(suite.store!);
     const calls: string[] = [];
     // The cancel watch asks about work that runs longer than its interval (a loaded machine may
@@ -70,8 +70,8 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     calls.length = 0;
     const op = await robot.request(OPEN_REQUEST);
     expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
-    // The trigger carries the Operation as written: no route read, no fetch, no type lookup.
-    expect(calls).toEqual(['update', 'update']);
+    // The trigger carries the Operation as written: no fetch after the claim, no type lookup.
+    expect(calls).toEqual(['select', 'update', 'update']);
   });
 
   onStore('should record failed with the message and a failure snapshot whose id is the resource', async () => {

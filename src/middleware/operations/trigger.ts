@@ -66,9 +66,8 @@ function describedEntry(ctx: MiddlewareContext, operationIri: string, serviceIri
 
 /**
  * Handles one event trigger; `onEnqueue` runs after an Operation was enqueued (it kicks the
- * callback worker). With the requester's description of the Operation it answers without a
- * request (an Operation that is gone or no longer queued is then found by the claim, and dropped);
- * without it, after one read.
+ * callback worker), after one read; with the requester's description of the Operation, the
+ * claim then requires exactly what was described instead of reading the Operation again.
  * @throws ValueError for a malformed IRI; UnavailableError (503) unless started, or in
  *   watchdog mode; OperationResolutionError (404) when no such Operation exists;
  *   TransitionConflictError (409) when it is not queued or not addressed to this Service.
@@ -85,7 +84,11 @@ export async function handleTrigger(
   const answer: TriggerAnswer = { operation: iri, status: 'queued' };
   if (ctx.queue.has(iri)) return answer;
   const { serviceIri } = ctx.service('event trigger');
-  const entry = described ? describedEntry(ctx, iri, serviceIri, described) : await resolveEntry(ctx, iri, serviceIri);
+  // The read stays even with a description: a receiver that cannot reach its store must refuse
+  // the trigger (the caller then reverts), not take work it cannot claim. The description still
+  // spares the claim its read of the Operation.
+  const route = await resolveEntry(ctx, iri, serviceIri);
+  const entry = described ? { ...describedEntry(ctx, iri, serviceIri, described), deadline: route.deadline } : route;
   // Checked again after the read: the instance may have begun stopping, or a concurrent
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');

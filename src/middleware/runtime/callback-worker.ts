@@ -1,4 +1,5 @@
 import { OperationQueueEmpty, RuntimeError, StoreError, ValueError } from '../../errors.js';
+import { preview } from '../../iri/validate.js';
 import { LIMITS } from '../../limits.js';
 import type { Claimed, ClaimBody } from '../operations/claim.js';
 import type { MiddlewareContext } from './context.js';
@@ -11,15 +12,28 @@ export type OperationCallback = (claimed: Claimed) => unknown;
 
 type Claim = (body: ClaimBody, scope?: ClassScope | null) => Promise<unknown>;
 
+/** Options of `registerCallback`. */
+export interface CallbackOptions {
+  /**
+   * Operations the callback may run at once (an integer from 1 to `LIMITS.maxCallbackConcurrency`);
+   * default 1, one after the other. A callback that says more must be safe to run concurrently
+   * (its device takes several calls at once): each Operation still runs exactly once, its claim,
+   * run and terminal write stay in that order, and Operations are started in the order they were
+   * enqueued, but they may finish in another.
+   */
+  concurrency?: number | null;
+}
+
 /**
  * The background pull-and-run of `registerCallback`: on each enqueue it drains the queue with
- * `claimNext`, one claim at a time, so no Operation runs twice and no two callbacks overlap.
- * Errors never escape: a failed callback was recorded as `failed` by the claim, a store error
- * is retried with backoff, anything else is logged.
+ * `claimNext`, one claim at a time per runner, with as many runners as the callback's
+ * concurrency (one by default, so no two callbacks overlap). The queue hands each Operation to
+ * one runner only, so no Operation runs twice. Errors never escape: a failed callback was
+ * recorded as `failed` by the claim, a store error is retried with backoff, anything else is logged.
  */
 export class CallbackWorker {
-  private callback: { fn: OperationCallback; scope: ClassScope | null | undefined } | undefined;
-  private draining: Promise<void> | undefined;
+  private callback: { fn: OperationCallback; scope: ClassScope | null | undefined; concurrency: number } | undefined;
+  private readonly runners = new Set<Promise<void>>();
   private readonly stopped = new AbortController();
 
   constructor(
@@ -32,27 +46,33 @@ export class CallbackWorker {
 
   /**
    * Registers the work function; Operations already queued start at once (when started).
-   * @throws ValueError when `fn` is not a function; RuntimeError when one is registered already.
+   * @throws ValueError when `fn` is not a function or the concurrency is not an integer in range;
+   *   RuntimeError when one is registered already.
    */
-  register(fn: OperationCallback, scope?: ClassScope | null): void {
+  register(fn: OperationCallback, scope?: ClassScope | null, options?: CallbackOptions | null): void {
     if (typeof fn !== 'function') throw new ValueError(`registerCallback needs a function, got ${typeof fn}`);
+    const concurrency = options?.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > LIMITS.maxCallbackConcurrency)
+      throw new ValueError(`concurrency must be an integer from 1 to ${LIMITS.maxCallbackConcurrency}, got ${preview(concurrency)}`);
     if (this.callback) throw new RuntimeError('a callback is already registered on this instance');
-    this.callback = { fn, scope };
+    this.callback = { fn, scope, concurrency };
     this.kick();
   }
 
-  /** Starts draining when there is a callback, queued work and no drain running. */
+  /** Starts runners while there is a callback, queued work and room for one more. */
   kick(): void {
-    if (this.draining || !this.callback || this.ctx.phase !== 'started' || this.ctx.queue.size === 0) return;
-    // Outside any trace: a drain kicked by a traced trigger runs other Operations too, each under its own.
-    this.draining = withTrace(undefined, () => this.drain()).finally(() => {
-      this.draining = undefined;
-      // An enqueue between the drain's last check and here found it still running.
-      this.kick();
-    });
+    while (this.callback && this.runners.size < this.callback.concurrency && this.ctx.phase === 'started' && this.ctx.queue.size > 0) {
+      // Outside any trace: a drain kicked by a traced trigger runs other Operations too, each under its own.
+      const runner: Promise<void> = withTrace(undefined, () => this.drain()).finally(() => {
+        this.runners.delete(runner);
+        // An enqueue between the runner's last check and here found it still running.
+        this.kick();
+      });
+      this.runners.add(runner);
+    }
   }
 
-  /** Stops taking new work (the claim in flight, if any, is left to stop()'s grace period). */
+  /** Stops taking new work (the claims in flight, if any, are left to stop()'s grace period). */
   stop(): void {
     this.stopped.abort();
   }
@@ -60,6 +80,7 @@ export class CallbackWorker {
   private async drain(): Promise<void> {
     const { fn, scope } = this.callback!;
     let storeFailures = 0;
+    // The first claim takes its Operation before this returns, so kick() sees the queue shrink.
     while (this.ctx.phase === 'started' && this.ctx.queue.size > 0 && !this.stopped.signal.aborted) {
       try {
         await this.claim(async (claimed) => {
