@@ -193,7 +193,9 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
       trace,
       attributes: { 'sm.operation': taken.entry.operationIri, 'sm.workflow': taken.entry.workflowName },
     };
-    return await withTrace(trace, () => timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri, settled)));
+    return await withTrace(trace, () =>
+      timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri, settled)),
+    );
   } finally {
     taken.finish();
     ctx.outcomes.settle(taken.entry.operationIri, settled.outcome);
