@@ -57,11 +57,17 @@ export const CONSOLE_JS = `
     // The filter matches a resource's IRI or its CURIE: compare on the local part after the prefix.
     return value.trim().replace(/^[a-z]+:(?!\\/\\/)/, '');
   }
+  function matches(resources, value) {
+    // A bare word matches part of a name as it is typed; a CURIE or an IRI names one resource.
+    if (value === '') return true;
+    if (!/^[a-z]+:/.test(value)) return resources.indexOf(value) >= 0;
+    var local = expand(value);
+    return resources.split(' ').some(function (r) { return r === value || r.endsWith('#' + local) || r.endsWith('/' + local); });
+  }
   function applyFilter() {
-    var wanted = expand(filter.value);
+    var wanted = filter.value.trim();
     document.querySelectorAll('[data-resources]').forEach(function (row) {
-      var resources = row.getAttribute('data-resources');
-      row.hidden = wanted !== '' && resources.indexOf(wanted) < 0;
+      row.hidden = !matches(row.getAttribute('data-resources'), wanted);
     });
     var url = new URL(location.href);
     if (filter.value.trim() === '') url.searchParams.delete('resource'); else url.searchParams.set('resource', filter.value.trim());

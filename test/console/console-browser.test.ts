@@ -130,6 +130,22 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
     await page.evaluate('window.notReloaded = true');
   }, 60_000);
 
+  it('should filter rows by resource: a CURIE names one resource, a bare word matches part of a name', async () => {
+    const shown = async (): Promise<string[]> => {
+      const rows = page.locator('#services tr[data-resources]:visible');
+      const resources: string[] = [];
+      for (let i = 0; i < (await rows.count()); i += 1)
+        resources.push(compactIri((await rows.nth(i).getAttribute('data-resources')) ?? ''));
+      return resources;
+    };
+    await page.fill('#filter', 'plant:door1');
+    expect(await shown()).toEqual(['plant:door1']);
+    await page.fill('#filter', 'r1');
+    expect((await shown()).sort()).toEqual(['plant:conveyor1', 'plant:door1']);
+    await page.fill('#filter', '');
+    expect(await shown()).toHaveLength(3);
+  }, 30_000);
+
   it('should show a dispatched Operation queued or running, then done, without reloading', async () => {
     const run = await dispatchPick();
     expect(run.code).toBe(0);
