@@ -181,12 +181,35 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
   }, 1_200_000);
 });
 
-interface ComposeFile {
-  services: Record<string, { command?: string[]; environment?: Record<string, string>; ports?: string[] }>;
+interface ComposeService {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, unknown> | string[];
 }
 
-/** The resolved plant with published ports on free loopback ports and a fast heartbeat and sweep. */
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+}
+
+const dependenciesOf = (service: ComposeService): string[] =>
+  Array.isArray(service.depends_on) ? service.depends_on : Object.keys(service.depends_on ?? {});
+
+// Services run from the image's build stage (the simulated OPC UA PLC, whose server is a dev
+// dependency) and those that depend on them: their connector has suites of its own, and the test
+// builds only the runtime image.
+const BUILD_STAGE_IMAGE = 'semantic-middleware:build';
+
+/**
+ * The resolved plant with published ports on free loopback ports and a fast heartbeat and sweep,
+ * without the services of the build stage (see {@link BUILD_STAGE_IMAGE}).
+ */
 function forTest(file: ComposeFile): ComposeFile {
+  const left = new Set(Object.keys(file.services).filter((name) => file.services[name]!.image !== BUILD_STAGE_IMAGE));
+  for (const [name, service] of Object.entries(file.services))
+    if (dependenciesOf(service).some((dependency) => !left.has(dependency))) left.delete(name);
+  file.services = Object.fromEntries(Object.entries(file.services).filter(([name]) => left.has(name)));
   for (const service of Object.values(file.services)) {
     service.ports = service.ports?.map((port) => port.replace(/^127\.0\.0\.1:\d+:/u, '127.0.0.1::'));
     if (service.command?.[0] === 'start') service.environment = { ...service.environment, SIDECAR_HEARTBEAT_INTERVAL: HEARTBEAT_S };
