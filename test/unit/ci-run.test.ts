@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
 
-// `.ci/run` in a scratch checkout whose npm, scripts/virtuoso.sh, scripts/mosquitto.sh and
-// scripts/chromium.sh are stubs: the server stubs record the directory they were given
+// `.ci/run` in a scratch checkout whose npm, scripts/virtuoso.sh, scripts/mosquitto.sh,
+// scripts/chromium.sh and scripts/docker.sh are stubs: the server stubs record the directory they were given
 // (VIRTUOSO_DIR, MOSQUITTO_DIR), so the test can see what the script kept or removed.
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'sm-ci-run-'));
@@ -29,6 +29,7 @@ function runCi(env: NodeJS.ProcessEnv): { status: number | null; dirSeen: string
     `if [ "$1" = start ]; then printf '%s' "$MOSQUITTO_DIR" > '${brokerSeen}'; echo 'export MQTT_URL=mqtt://127.0.0.1:1'; fi\n`,
   );
   writeFileSync(join(checkout, 'scripts', 'chromium.sh'), `echo /usr/bin/chromium\n`);
+  writeFileSync(join(checkout, 'scripts', 'docker.sh'), 'exit 0\n');
   writeFileSync(join(checkout, 'bin', 'npm'), '#!/bin/sh\nexit 0\n');
   chmodSync(join(checkout, 'bin', 'npm'), 0o755);
   const result = spawnSync('bash', [join(checkout, '.ci', 'run')], {
