@@ -1,6 +1,7 @@
 import { OperationCancelledError, OperationDeadlineError, StoreError, TransitionConflictError } from '../../errors.js';
 import { DeviceError } from '../../device/errors.js';
 import { LIMITS } from '../../limits.js';
+import { SHUTDOWN_REASON } from '../constants.js';
 import { cancelReason } from '../../registration/cancellation.js';
 import { recordTerminalStatus, type RecordTerminalStatusOptions } from '../../registration/operation-status.js';
 import { FailureKind, OperationStatus } from '../../vocab/status.js';
@@ -131,7 +132,7 @@ export async function recordDone(
  * Records `failed` with the reason, the failure kind and the snapshot, and returns what it stored
  * (null when a cancel decided the outcome, or it could not be recorded); a failure to record is
  * logged, never thrown over the body's error. A cancelled flight is recorded with the cancel's
- * reason, whatever error its aborted work ended with.
+ * reason, and one stop() gave up on with the shutdown reason, whatever error its aborted work ended with.
  */
 export async function recordFailure(
   ctx: MiddlewareContext,
@@ -144,7 +145,12 @@ export async function recordFailure(
   const kind = failureKindOf(error, flight);
   const cancel: unknown = flight.cancel.signal.reason;
   const reason =
-    cancel instanceof OperationCancelledError ? cancelReason(cancel.cancelledBy ?? 'an unnamed caller', 'running') : errorText(error);
+    cancel instanceof OperationCancelledError
+      ? cancelReason(cancel.cancelledBy ?? 'an unnamed caller', 'running')
+      : // stop() fails the flight it gave up on with the same reason: whichever write lands first, it reads alike.
+        kind === FailureKind.SHUTDOWN
+        ? SHUTDOWN_REASON
+        : errorText(error);
   try {
     const failureState = await failureSnapshot(ctx.ogm, resourceIri, ctx.registry.states.values(), ctx.logger);
     const outcome = { status: OperationStatus.FAILED, result: reason, failureState, failureKind: kind, timestamp: new Date() };

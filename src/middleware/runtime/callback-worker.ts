@@ -35,6 +35,8 @@ export class CallbackWorker {
   private callback: { fn: OperationCallback; scope: ClassScope | null | undefined; concurrency: number } | undefined;
   private readonly runners = new Set<Promise<void>>();
   private readonly stopped = new AbortController();
+  /** Settles once the callback of the last Operation taken has started, or its claim ended. */
+  private lastStart: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: MiddlewareContext,
@@ -82,10 +84,17 @@ export class CallbackWorker {
     let storeFailures = 0;
     // The first claim takes its Operation before this returns, so kick() sees the queue shrink.
     while (this.ctx.phase === 'started' && this.ctx.queue.size > 0 && !this.stopped.signal.aborted) {
+      // Claims taken in queue order may win their compare-and-set in another: each callback waits
+      // until the one taken before it has started (or its claim ended), so they start in queue order.
+      const before = this.lastStart;
+      let started!: () => void;
+      this.lastStart = new Promise<void>((resolve) => (started = resolve));
       try {
         await this.claim(async (claimed) => {
+          await before;
+          started();
           claimed.result = await fn(claimed);
-        }, scope);
+        }, scope).finally(started);
         storeFailures = 0;
       } catch (error) {
         if (error instanceof OperationQueueEmpty) break;
