@@ -1,6 +1,6 @@
 import { LIMITS } from '../../limits.js';
 import { isFailureKind, isOperationStatus, TERMINAL_STATUSES } from '../../vocab/status.js';
-import type { OperationSnapshot } from './operation-watch.js';
+import { snapshotJson, type OperationSnapshot } from './operation-watch.js';
 
 /**
  * The outcome channel of the event trigger: a caller that asks for it (`Accept:
@@ -19,13 +19,7 @@ export type Outcome = OperationSnapshot | null;
 
 /** The snapshot as one line of the channel. */
 export function outcomeLine(snapshot: OperationSnapshot): string {
-  const { timestamp, deadline, cancelRequested } = snapshot;
-  return `${JSON.stringify({
-    ...snapshot,
-    timestamp: timestamp?.toISOString(),
-    deadline: deadline?.toISOString(),
-    cancelRequested: cancelRequested?.toISOString(),
-  })}\n`;
+  return `${JSON.stringify(snapshotJson(snapshot))}\n`;
 }
 
 /** Reads a line of the channel back; null for anything that is not a terminal snapshot of `operationIri`. */
@@ -46,22 +40,37 @@ export function parseOutcome(line: string, operationIri: string): Outcome {
     const d = t === undefined ? undefined : new Date(t);
     return d && Number.isFinite(d.getTime()) ? d : undefined;
   };
-  const [result, failureState, workflowIri, failureKind, cancelledBy] = [
+  const [result, failureState, workflowIri, failureKind, cancelledBy, requestedBy] = [
     'result',
     'failureState',
     'workflowIri',
     'failureKind',
     'cancelledBy',
+    'requestedBy',
   ].map(text);
   if (result !== undefined) snapshot.result = result;
   if (failureState !== undefined) snapshot.failureState = failureState;
   if (workflowIri !== undefined) snapshot.workflowIri = workflowIri;
   if (isFailureKind(failureKind)) snapshot.failureKind = failureKind;
   if (cancelledBy !== undefined) snapshot.cancelledBy = cancelledBy;
-  const [timestamp, deadline, cancelRequested] = ['timestamp', 'deadline', 'cancelRequested'].map(date);
+  if (requestedBy !== undefined) snapshot.requestedBy = requestedBy;
+  const [timestamp, deadline, cancelRequested, createdAt, claimedAt, finishedAt] = [
+    'timestamp',
+    'deadline',
+    'cancelRequested',
+    'createdAt',
+    'claimedAt',
+    'finishedAt',
+  ].map(date);
+  // A terminal write always holds when it was claimed and finished: without them the receiver
+  // announced less than the store holds, and the waiter reads the store instead.
+  if (!claimedAt || !finishedAt) return null;
   if (timestamp) snapshot.timestamp = timestamp;
   if (deadline) snapshot.deadline = deadline;
   if (cancelRequested) snapshot.cancelRequested = cancelRequested;
+  if (createdAt) snapshot.createdAt = createdAt;
+  snapshot.claimedAt = claimedAt;
+  snapshot.finishedAt = finishedAt;
   return snapshot;
 }
 

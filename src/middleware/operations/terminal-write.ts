@@ -5,6 +5,7 @@ import { SHUTDOWN_REASON } from '../constants.js';
 import { cancelReason } from '../../registration/cancellation.js';
 import { recordTerminalStatus, type RecordTerminalStatusOptions } from '../../registration/operation-status.js';
 import { FailureKind, OperationStatus } from '../../vocab/status.js';
+import { sm } from '../../vocab/terms.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import { backoffMs, sleep } from '../runtime/loops.js';
 import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
@@ -22,8 +23,10 @@ import { readOperation, type OperationSnapshot } from './operation-watch.js';
 
 /** What a claim ran: its queue entry with the Workflow known, and its in-flight record. */
 export interface Flight {
-  entry: Required<Pick<QueueEntry, 'operationIri' | 'workflowIri' | 'workflowName'>>;
+  entry: Required<Pick<QueueEntry, 'operationIri' | 'workflowIri' | 'workflowName'>> & Pick<QueueEntry, 'described'>;
   flight: InFlight;
+  /** The `sm:claimedAt` the claim wrote, for the outcome announced to the waiter. */
+  claimedAt?: Date;
 }
 
 /** The failure kind of an error a claim body (or the claim itself) ended with. */
@@ -90,31 +93,43 @@ async function writeUnlessCancelled(
   }
 }
 
-/** What a terminal write stored, as {@link readOperation} would read it right after. */
+/**
+ * What a terminal write stored, as {@link readOperation} would read it right after; null when
+ * the receiver does not know all of it (an Operation claimed without its description): the
+ * waiter then reads the store.
+ */
 function written(
-  { entry }: Flight,
+  { entry, claimedAt }: Flight,
   outcome: Omit<RecordTerminalStatusOptions, 'operationIri' | 'workflowIri'>,
   deadline: Date | undefined,
-): OperationSnapshot {
+): OperationSnapshot | null {
+  if (entry.described === undefined || claimedAt === undefined || !outcome.timestamp) return null;
   const snapshot: OperationSnapshot = { operationIri: entry.operationIri, status: outcome.status, workflowIri: entry.workflowIri };
   if (outcome.result != null) snapshot.result = outcome.result;
   if (outcome.failureState != null) snapshot.failureState = outcome.failureState;
-  if (outcome.timestamp) snapshot.timestamp = outcome.timestamp;
+  snapshot.timestamp = outcome.timestamp;
   if (outcome.failureKind) snapshot.failureKind = outcome.failureKind;
   if (deadline) snapshot.deadline = deadline;
+  // The audit fields: the requester's from the description, the claim's and this write's times.
+  const requestedBy = entry.described.properties[sm.requestedBy]?.[0]?.value;
+  const createdAt = entry.described.properties[sm.createdAt]?.[0]?.value;
+  if (requestedBy !== undefined) snapshot.requestedBy = requestedBy;
+  if (createdAt !== undefined) snapshot.createdAt = new Date(createdAt);
+  snapshot.claimedAt = claimedAt;
+  snapshot.finishedAt = outcome.timestamp;
   return snapshot;
 }
 
 /**
- * Records `done` with the result and returns what it stored; a cancel requested meanwhile makes
- * it `failed` (kind `cancelled`) and throws.
+ * Records `done` with the result and returns what it stored (null when it does not know all of
+ * it); a cancel requested meanwhile makes it `failed` (kind `cancelled`) and throws.
  */
 export async function recordDone(
   ctx: MiddlewareContext,
   taken: Flight,
   result: string | null,
   deadline?: Date,
-): Promise<OperationSnapshot> {
+): Promise<OperationSnapshot | null> {
   const outcome = { status: OperationStatus.DONE, result, timestamp: new Date() };
   try {
     await writeUnlessCancelled(ctx, taken, outcome, '; the work had finished before the cancel reached it');
