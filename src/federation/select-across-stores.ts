@@ -63,7 +63,10 @@ async function selectFrom(engine: Engine, store: StoreEndpoint, query: string): 
     const stream = await engine.queryBindings(query, context);
     return (await stream.toArray()).map(toBindings);
   } catch (error) {
-    throw new StoreError(`store ${store.url} failed a read across stores: ${(error as Error).message}`, store.url, undefined, {
+    // fetch says only "fetch failed": the reason (refused, reset, timed out) is its cause.
+    const cause = (error as Error).cause;
+    const why = cause instanceof Error ? ` (${cause.message})` : '';
+    throw new StoreError(`store ${store.url} failed a read across stores: ${(error as Error).message}${why}`, store.url, undefined, {
       cause: error,
     });
   }

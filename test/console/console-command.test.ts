@@ -32,7 +32,7 @@ function memoryIo(env: NodeJS.ProcessEnv = {}): CliIo & { firstLine: () => Promi
 const FLAGS: ConsoleFlags = { host: '127.0.0.1', port: '0', stalenessThreshold: '90', refresh: '60', logLevel: 'silent' };
 
 describe('semantic-sidecar console', () => {
-  it('should serve the console over every --store, behind the token of --token-file, until stopped', async () => {
+  it('should serve the console over its --store (given twice, read once), behind the token of --token-file, until stopped', async () => {
     dir = await mkdtemp(join(tmpdir(), 'sm-console-command-'));
     const tokenFile = join(dir, 'token');
     await writeFile(tokenFile, `${TOKEN}\n`);
@@ -45,10 +45,15 @@ describe('semantic-sidecar console', () => {
     const state = (await (await fetch(`${url}state`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as {
       view: { stores: string[] };
     };
-    expect(state.view.stores).toEqual(['memory', 'memory']);
+    expect(state.view.stores).toEqual(['memory']);
     stop.abort();
     await running;
   }, 30_000);
+
+  it('should read several stores only as SPARQL endpoints (they are read together), and say so', async () => {
+    const run = runConsole({ ...FLAGS, store: ['memory', 'http://127.0.0.1:1/sparql'] }, memoryIo(), new AbortController().signal);
+    await expect(run).rejects.toThrow('reading across several stores takes SPARQL endpoints (http(s) URLs) only');
+  });
 
   it.each([
     [['--port', '70000'], '--port'],
