@@ -15,15 +15,16 @@ import { answerError } from '../../http/error-handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { decodeUtf8Body, isPlainJsonType } from '../../http/json-body.js';
 import { writeJson } from '../../http/json-response.js';
-import { workflowArguments } from './routes/workflows.js';
+import { STATE_ROUTE } from './routes/state.js';
+import { WORKFLOW_ROUTE, workflowArguments } from './routes/workflows.js';
 import type { HttpSurface, StateGetter, WorkflowHandler } from './contract.js';
 import { recordCall } from './call-activity.js';
 import { decodedName, WORKFLOW_PATH } from './workflow-limits.js';
 
 const STATE_PATH = /^\/state\/([^/]+)$/;
 const OPEN = openCaller(HTTP_OPEN_CALLER);
-const WORKFLOW_ROUTE = Object.freeze({ path: '/workflows/:name/execute' });
-const STATE_ROUTE = Object.freeze({ path: '/state/:name' });
+const WORKFLOW_ROUTE_MATCHED = Object.freeze({ path: WORKFLOW_ROUTE });
+const STATE_ROUTE_MATCHED = Object.freeze({ path: STATE_ROUTE });
 const UTF8_BOM = 0xfeff;
 const NO_QUERY = Object.freeze({});
 
@@ -72,7 +73,7 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
     setCaller(res, lane.caller);
     const isRead = 'getter' in lane;
     // The route express would have matched, as express records it (a span is named by it).
-    (req as IncomingMessage & { route?: { path: string } }).route = isRead ? STATE_ROUTE : WORKFLOW_ROUTE;
+    (req as IncomingMessage & { route?: { path: string } }).route = isRead ? STATE_ROUTE_MATCHED : WORKFLOW_ROUTE_MATCHED;
     const answered = isRead ? read(lane.getter) : execute(lane.handler, lane.query, req);
     const call = isRead ? 'state' : 'workflow';
     // A value JSON cannot serialize fails in writeJson: answered as express answers it, a 500.
