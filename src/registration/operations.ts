@@ -101,10 +101,16 @@ function dataProperties(data: OperationData): Record<string, OperationData[strin
  * The one create both createOperation and revertOperation compute, so revert removes exactly it;
  * `createdAt` is the creation time written (or to delete), none for an Operation without one.
  */
-async function operationCreateInput(ogm: OGM, options: CreateOperationOptions, createdAt: Date | undefined): Promise<CreateInput> {
+async function operationCreateInput(
+  ogm: OGM,
+  options: CreateOperationOptions,
+  // Asked only once the options are checked: a malformed call reads and writes nothing.
+  fallbackCreatedAt: () => Date | undefined | Promise<Date | undefined>,
+): Promise<CreateInput> {
   checkOptions(options, 'createOperation / revertOperation');
   const iri = assertIri(options.operationIri, 'operationIri');
   const capability = assertIri(options.capabilityIri, 'capabilityIri');
+  const createdAt = options.createdAt ?? (await fallbackCreatedAt());
   const status = options.status ?? OperationStatus.QUEUED;
   priorStatuses('createOperation', status);
   const properties = dataProperties(options.data ?? {});
@@ -143,7 +149,7 @@ async function operationCreateInput(ogm: OGM, options: CreateOperationOptions, c
  * @example await createOperation(ogm, { operationIri: mintOperationIri(cls), operationClass: cls, capabilityIri, data: { [PLANT('angle')]: 90 } })
  */
 export async function createOperation(ogm: OGM, options: CreateOperationOptions): Promise<WrittenIndividual> {
-  return ogm.create(await operationCreateInput(ogm, options, options.createdAt ?? new Date()));
+  return ogm.create(await operationCreateInput(ogm, options, () => new Date()));
 }
 
 /**
@@ -161,7 +167,7 @@ export async function createOperation(ogm: OGM, options: CreateOperationOptions)
  * @example await revertOperation(ogm, { operationIri, operationClass, capabilityIri, data })
  */
 export async function revertOperation(ogm: OGM, options: RevertOperationOptions): Promise<void> {
-  const input = await operationCreateInput(ogm, options, options.createdAt ?? (await createdAtOf(ogm, options)));
+  const input = await operationCreateInput(ogm, options, () => createdAtOf(ogm, options));
   const { graph, triples } = await ogm.createTriples(input);
   const status = triples.find((t) => t.predicate === svc.operationStatus)!;
   if (!(await ogm.db.tripleDeleteIf(triples, status, graph))) {
