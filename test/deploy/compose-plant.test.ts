@@ -26,6 +26,10 @@ const IMAGE = 'semantic-middleware:local';
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 // Under load (six builds on two cores) `up` took over 6 min: Virtuoso, then the ontology load, then the sidecars.
 const UP_TIMEOUT_MS = 15 * 60_000;
+// Every request from the host ends within this. The engine's port proxy accepts a connection
+// before the container listens and then closes it; Node 20's fetch has been seen to miss that close
+// and wait forever on the dead socket (the CI run that hung 20 minutes at the readiness poll).
+const REQUEST_TIMEOUT_MS = 10_000;
 const HEARTBEAT_S = '2';
 const STALENESS_S = '8';
 const SWEEP_S = '2';
@@ -53,6 +57,19 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
   };
   const containerOf = async (service: string) => (await composeRun(['ps', '-q', service])).stdout.trim();
   const url = (service: string, path: string) => `http://${ports[service]}${path}`;
+  // What a failed bring-up leaves for the reader of a CI log: each container's state and its last lines.
+  const plantReport = async () => {
+    const ps = await composeRun(['ps', '-a']).catch((error: Error) => ({ stdout: error.message }));
+    const logs = await composeRun(['logs', '--no-color', '--tail', '30']).catch((error: Error) => ({ stdout: error.message }));
+    return `${ps.stdout}\n${logs.stdout.slice(-12_000)}`;
+  };
+  const reported = async <T>(work: Promise<T>): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await plantReport()}`, { cause: error });
+    }
+  };
 
   beforeAll(async () => {
     await engine!.script('images', BUILD_TIMEOUT_MS);
@@ -101,13 +118,13 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
       const plant = forTest(parse(resolved.stdout) as ComposeFile);
       // JSON, a subset of YAML: no YAML 1.1 reading of `no` as false on the way back.
       writeFileSync(plantFile, JSON.stringify(plant, null, 2));
-      await composeRun(['up', '-d', '--no-build'], UP_TIMEOUT_MS);
+      await reported(composeRun(['up', '-d', '--no-build'], UP_TIMEOUT_MS));
       for (const service of ['virtuoso', 'door1', 'transfer-unit1']) {
         const target = /(\d+)(?:\/\w+)?$/u.exec(plant.services[service]!.ports![0]!)![1]!;
         ports[service] = (await composeRun(['port', service, target])).stdout.trim();
       }
       for (const service of ['door1', 'transfer-unit1'])
-        await until(async () => (await fetch(url(service, '/readyz'))).status === 200, 120_000);
+        await reported(until(async () => (await bounded(url(service, '/readyz'))).status === 200, 120_000));
       store = await openStore({ kind: 'remote', queryUrl: url('virtuoso', '/sparql') });
     },
     UP_TIMEOUT_MS + 300_000,
@@ -117,7 +134,7 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
     const ogm = new OGM({ store: store!, graph: DEFAULT_DATA_GRAPH, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     // door1 registered http://door1:8001, its name on the compose network: from the host, the
     // event trigger goes to its published port.
-    const published = (input: string, init?: RequestInit) => fetch(input.replace('http://door1:8001', url('door1', '')), init);
+    const published = (input: string, init?: RequestInit) => bounded(input.replace('http://door1:8001', url('door1', '')), init);
     const logger = createLogger({ level: 'silent' });
     const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: DEFAULT_DATA_GRAPH, logger, fetch: published });
     const operation = await mw.request({
@@ -127,7 +144,7 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
       requestedBy: 'cli:compose-plant-test',
     });
     expect((await mw.waitForOperation(operation, { timeoutMs: 60_000 })).status).toBe('done');
-    const state = await fetch(url('door1', '/state/door'));
+    const state = await bounded(url('door1', '/state/door'));
     expect(state.status).toBe(200);
     expect(await state.text()).toContain('open');
   }, 120_000);
@@ -135,13 +152,13 @@ else if (skip !== undefined) console.warn(`test/deploy/compose-plant.test.ts ski
   it('should read and set the MQTT PLC through the broker only', async () => {
     // The value the sidecar reports is what the PLC publishes: its speed ramps to the setpoint.
     const speed = async (): Promise<unknown> => {
-      const body = (await (await fetch(url('transfer-unit1', '/parameters'))).json()) as {
+      const body = (await (await bounded(url('transfer-unit1', '/parameters'))).json()) as {
         parameters: Array<{ name: string; value: unknown }>;
       };
       return body.parameters.find((p) => p.name === 'hasConveyorSpeed')?.value;
     };
     await until(async () => (await speed()) === 0, 60_000);
-    const put = await fetch(url('transfer-unit1', '/parameters/hasConveyorSpeed'), {
+    const put = await bounded(url('transfer-unit1', '/parameters/hasConveyorSpeed'), {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ value: 1.25 }),
@@ -217,6 +234,12 @@ function forTest(file: ComposeFile): ComposeFile {
       service.environment = { ...service.environment, SIDECAR_STALENESS_THRESHOLD: STALENESS_S, SIDECAR_SWEEP_INTERVAL: SWEEP_S };
   }
   return file;
+}
+
+/** `fetch` that gives up after {@link REQUEST_TIMEOUT_MS}, as well as on the caller's own signal. */
+function bounded(input: string, init?: RequestInit): Promise<Response> {
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout });
 }
 
 /** Polls `check` every half second until it holds; fails after `timeoutMs`. */
