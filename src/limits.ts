@@ -98,6 +98,15 @@ export const LIMITS = Object.freeze({
   /** Largest concurrency a callback may ask for (`registerCallback`'s `concurrency`). */
   maxCallbackConcurrency: 256,
   /**
+   * Individuals whose classes one OGM remembers, so that a commit validates without reading
+   * them. Above a sidecar's working set (its own Service, Workflows, StateProperties and
+   * Capabilities, and the Operations in flight, at most {@link maxCallbackConcurrency} running);
+   * each entry holds about 450 bytes, and every Operation adds one that is never needed after its
+   * terminal write, so at 50,000 a busy sidecar grew by about 22 MB before the oldest went. A miss
+   * costs one read, never a wrong answer.
+   */
+  ogmTypeCacheEntries: 4_096,
+  /**
    * Interval at which a receiver reads whether a cancel of its running Operations was requested
    * (one small query, and only while something runs): how long a cancelled device call may go on.
    */

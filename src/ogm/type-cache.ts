@@ -1,3 +1,5 @@
+import { LIMITS } from '../limits.js';
+
 /**
  * Remembers the asserted classes of individuals the OGM has seen, so a commit validates its
  * domain rules without a read. Types are written once at create and never replaced; the cache is
@@ -6,7 +8,12 @@
 export class TypeCache {
   private readonly map = new Map<string, string[]>();
 
-  constructor(private readonly capacity = 50_000) {}
+  constructor(private readonly capacity: number = LIMITS.ogmTypeCacheEntries) {}
+
+  /** Individuals remembered now. */
+  get size(): number {
+    return this.map.size;
+  }
 
   get(graph: string, iri: string): string[] | undefined {
     const key = `${graph} ${iri}`;
