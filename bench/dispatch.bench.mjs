@@ -35,7 +35,9 @@ async function startPair(dist, storeUrl, graph) {
   ]);
   const store = openRemoteStore({ queryUrl: storeUrl });
   const ogm = () => new OGM({ store, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
-  const common = { serviceClass: plant.ControllerService, port: 0, heartbeatInterval: null, logger: createLogger({ level: 'silent' }) };
+  // No heartbeats beside the dispatch: the receiver's registration stays fresh for the whole run.
+  const quiet = { heartbeatInterval: null, stalenessThreshold: 86_400 };
+  const common = { serviceClass: plant.ControllerService, port: 0, ...quiet, logger: createLogger({ level: 'silent' }) };
   const door = new SemanticMiddleware({ ...common, resourceIri: plant.door1, ogm: ogm(), activityFeed: true });
   door.workflow({ capabilityClass: plant.DoorOpeningCapability, workflowClass: plant.OpenDoorWorkflow, name: 'open' }, () => 'opened');
   door.registerCallback(() => 'opened');
@@ -156,6 +158,8 @@ async function measure(storeUrl) {
     return { cpu: median(rounds.map((x) => x.cpuMs)), p50: median(rounds.map((x) => x.p50)) };
   };
   const change = (a, b) => `${a >= b ? '+' : ''}${round(((a - b) / b) * 100)}%`;
+  // Rounds pair up (the same round ran both arms side by side): the median of their differences.
+  const pairedDiff = (key, refKey, field) => median(results.get(key).map((x, r) => x[field] - results.get(refKey)[r][field]));
   const compare = (name, key, refKey, note) => {
     const it = figures(key);
     const ref = figures(refKey);
@@ -165,9 +169,11 @@ async function measure(storeUrl) {
       cpu_ms_per_op: round(it.cpu),
       ref_cpu_ms_per_op: round(ref.cpu),
       cpu_change: change(it.cpu, ref.cpu),
+      cpu_paired_diff_ms: round(pairedDiff(key, refKey, 'cpuMs')),
       p50_ms: round(it.p50),
       ref_p50_ms: round(ref.p50),
       p50_change: change(it.p50, ref.p50),
+      p50_paired_diff_ms: round(pairedDiff(key, refKey, 'p50')),
       note,
     };
   };

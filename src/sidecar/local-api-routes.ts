@@ -68,7 +68,7 @@ function deadlineField(body: Json): string | undefined {
 function waitField(body: Json): boolean {
   const value = body.wait;
   if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw new ValueError(`wait must be true or false, got ${preview(value)}`);
+  if (typeof value !== 'boolean') throw new ValueError(`wait must be a boolean, got ${preview(value)}`);
   return value;
 }
 

@@ -25,14 +25,20 @@ describe.each(['embedded', 'remote'] as const)('the outcome channel on the %s st
   const { onStore } = suite;
 
   /** A door1 receiver and a robot1 caller whose triggers and store requests are recorded. */
-  async function pair(): Promise<{ robot: ReturnType<typeof suite.create>; triggers: Triggered[]; reads: StoreRequestKind[] }> {
+  async function pair({ plainReceiver = false } = {}): Promise<{
+    robot: ReturnType<typeof suite.create>;
+    triggers: Triggered[];
+    reads: StoreRequestKind[];
+  }> {
     const door = suite.controller({ heartbeatInterval: null });
     door.registerCallback(() => 'opened');
     await door.start();
     const triggers: Triggered[] = [];
     const recording: FetchFunction = async (url, init) => {
-      const response = await fetch(url, init);
       const headers = init?.headers as Record<string, string> | undefined;
+      // A receiver that answers plain JSON whatever the caller accepts, as the Python reference does.
+      const sent = plainReceiver ? { ...init, headers: { ...headers, accept: 'application/json' } } : init;
+      const response = await fetch(url, sent);
       triggers.push({ accept: headers?.accept, contentType: response.headers.get('content-type') });
       return response;
     };
@@ -77,6 +83,18 @@ describe.each(['embedded', 'remote'] as const)('the outcome channel on the %s st
     expect(outcome).toMatchObject({ status: 'done', result: 'opened', requestedBy: robot.serviceIri });
     // The announced outcome is what the store holds, audit fields included.
     expect(await robot.readOperation(op)).toEqual(outcome);
+  });
+
+  onStore('should fall back to the store when the receiver of a waiting caller answers plain JSON', async () => {
+    const { robot, triggers, reads } = await pair({ plainReceiver: true });
+    const op = await robot.request({ ...OPEN_REQUEST, wait: true });
+    expect(triggers[0]!.accept).toContain(OUTCOME_STREAM_TYPE);
+    expect(triggers[0]!.contentType).toMatch(/^application\/json/u);
+    reads.length = 0;
+    const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
+    expect(outcome).toMatchObject({ status: 'done', result: 'opened', requestedBy: robot.serviceIri });
+    expect(outcome.finishedAt).toBeInstanceOf(Date);
+    expect(reads.length).toBeGreaterThanOrEqual(1);
   });
 
   onStore('should refuse a wait option that is not a boolean, before anything is written', async () => {

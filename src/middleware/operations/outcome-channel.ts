@@ -117,8 +117,9 @@ export class OutcomeListeners {
 
 /**
  * The caller's side: the outcomes announced by receivers for Operations this instance requested
- * with `wait`, kept until a waiter took a terminal one. Bounded: past {@link LIMITS.maxAwaitedOutcomes} the
- * oldest is dropped (its channel closed), and a waiter for it reads the store instead.
+ * with `wait`, kept until a waiter took a terminal one. Bounded: past
+ * {@link LIMITS.maxAwaitedOutcomes} the oldest is dropped (its channel closed), and a waiter for
+ * it reads the store instead.
  */
 export class AwaitedOutcomes {
   readonly #outcomes = new Map<string, { outcome: Promise<Outcome>; close: () => void }>();
