@@ -7,6 +7,7 @@ const all = {
   registration: () => import('./registration.bench.mjs'),
   sidecar: () => import('./sidecar.bench.mjs'),
   load: () => import('./load.bench.mjs'),
+  dispatch: () => import('./dispatch.bench.mjs'),
   'heartbeat-scale': () => import('./heartbeat-scale.bench.mjs'),
   connectors: () => import('./connectors.bench.mjs'),
   opcua: () => import('./opcua.bench.mjs'),

@@ -47,7 +47,7 @@ function countingStore(inner) {
  * Resolves `terminal(iri)` when the feed records `done` for the Operation (rejects on `failed`).
  * The entry may come before the requester has the IRI back, so early ones are kept.
  */
-function terminalWatch(feed) {
+export function terminalWatch(feed) {
   const waiting = new Map();
   const early = new Map();
   feed.subscribe((entry) => {

@@ -12,7 +12,6 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LIMITS } from '../dist/limits.js';
 import { dispatchInProcess, openBenchStore, OPEN_REQUEST } from './sidecar-inprocess.mjs';
 import { Pool } from 'undici';
 import {
@@ -156,10 +155,10 @@ async function dispatchLatency(robotApi, watch, log, pids) {
   return { ms, post, perOp, cpuPerOp };
 }
 
-/** Sequential dispatches as a local-API client sees them: POST, then long-poll the status. */
+/** Sequential dispatches as a local-API client sees them: POST (saying it will wait), then long-poll the status. */
 async function clientLatency(robotApi) {
   return timeEach(N, async () => {
-    const { operation } = await robotApi.post('/operations', OPEN_REQUEST);
+    const { operation } = await robotApi.post('/operations', { ...OPEN_REQUEST, wait: true });
     const snap = await robotApi.get(`/operations/status?iri=${encodeURIComponent(operation)}&waitMs=10000`);
     if (snap.status !== 'done') throw new Error(`${operation} ended ${snap.status}: ${snap.result}`);
   });
@@ -357,7 +356,7 @@ function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
     row('start-up: spawn to registered line', startMs),
     row('dispatch: request to receiver record', e2e.ms),
     row('  of which local API POST /operations', e2e.post, { note: 'discover, create, trigger' }),
-    row('dispatch: POST + long-poll status', client, { note: `status re-read every ${LIMITS.operationPollMs} ms` }),
+    row('dispatch: POST with wait + long-poll status', client, { note: 'woken by the outcome the receiver announces' }),
     row(`dispatch under load, ${K} requesters`, load.ms, {
       value: load.perSecond,
       unit: 'ops/s',

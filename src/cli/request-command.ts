@@ -122,12 +122,13 @@ export async function runRequest(flags: RequestFlags, io: CliIo): Promise<void> 
     const outgoingTokens = token === undefined ? null : { default: token };
     const mw = new SemanticMiddleware({ mode: 'watchdog', ogm, namedGraph: graph, logger, outgoingTokens });
     const traceparent = tracedBy(flags.traceparent, logger);
-    const request = { capabilityClass, operationClass, targetResource, deadline, traceparent, requestedBy: cliCaller() };
+    const wait = flags.wait === true;
+    const request = { capabilityClass, operationClass, targetResource, deadline, traceparent, requestedBy: cliCaller(), wait };
     const operation = await mw.request(request, (draft) => {
       Object.assign(draft.data, data);
     });
     io.stdout.write(`${operation}\n`);
-    if (!flags.wait) return;
+    if (!wait) return;
     const result = await mw.waitForOperation(operation, { timeoutMs }).catch(async (error: unknown) => {
       // The caller gives up: the Operation must not run later either.
       if (!(error instanceof OperationTimeoutError) || deadline === null) throw error;

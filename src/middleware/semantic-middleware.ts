@@ -204,7 +204,11 @@ export class SemanticMiddleware {
     return readOperation(this.#ctx.ogm, operationIri, this.#ctx.graph);
   }
 
-  /** Waits for the Operation's terminal status; OperationTimeoutError after `timeoutMs`. */
+  /**
+   * Waits for the Operation's terminal status; OperationTimeoutError after `timeoutMs`. For an
+   * Operation this instance requested with `wait`, the outcome its receiver announces ends the
+   * wait without a store read; otherwise (or when none comes) the store is read.
+   */
   waitForOperation(operationIri: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<OperationSnapshot> {
     const awaited = this.#ctx.awaited;
     const outcome = typeof operationIri === 'string' ? awaited.peek(operationIri) : undefined;

@@ -64,6 +64,14 @@ function deadlineField(body: Json): string | undefined {
   return parseDeadline(value, 'deadline').toISOString();
 }
 
+/** `wait`: the client will long-poll the Operation's status, so the receiver is asked to announce its outcome. */
+function waitField(body: Json): boolean {
+  const value = body.wait;
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new ValueError(`wait must be a boolean, got ${preview(value)}`);
+  return value;
+}
+
 function waitMs(req: Request): number {
   const raw = req.query.waitMs;
   if (raw === undefined) return 0;
@@ -100,6 +108,7 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
         targetResource: iriField(body, 'targetResource', true),
         deadline: deadlineField(body),
         requestedBy: callerId(target, res),
+        wait: waitField(body),
       },
       (draft) => Object.assign(draft.data, data),
     );

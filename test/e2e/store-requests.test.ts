@@ -1,7 +1,7 @@
 /**
  * Store requests per Operation at process level: door1 and robot1 as sidecar processes on a
- * served store, Operations requested through robot1's local API and waited for with its status
- * long-poll, the requests counted by both sidecars' `store_requests_total` (heartbeats off, so
+ * served store, Operations requested through robot1's local API (with `wait`) and waited for with
+ * its status long-poll, the requests counted by both sidecars' `store_requests_total` (heartbeats off, so
  * nothing but the dispatch asks the store).
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
@@ -60,7 +60,13 @@ describe('store requests per Operation between sidecar processes', () => {
   /** One Operation through robot1's local API, waited for with the long-poll. */
   async function dispatch(): Promise<Record<string, unknown>> {
     const socket = robot.sidecar.localApiSocket!;
-    const body = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation, targetResource: plant.door1 };
+    // `wait`: the long-poll follows, so the receiver is asked to announce the outcome.
+    const body = {
+      capabilityClass: plant.DoorOpeningCapability,
+      operationClass: plant.OpenDoorOperation,
+      targetResource: plant.door1,
+      wait: true,
+    };
     const created = await unixRequest(socket, 'POST', '/operations', { body });
     expect(created.status).toBe(201);
     const { operation } = created.json as { operation: string };

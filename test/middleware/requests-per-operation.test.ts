@@ -1,8 +1,8 @@
 /**
  * Store requests per dispatched Operation, caller and receiver together, counted by the
  * MeasuredStore wrapper each side's OGM writes through: discovery, create, the trigger's read,
- * claim and terminal write, and nothing else; the waiting caller is told the outcome over the trigger's channel
- * instead of reading the store. A trigger without the Operation's description (the Python
+ * claim and terminal write, and nothing else; the waiting caller (it requests with `wait`) is told
+ * the outcome over the trigger's channel instead of reading the store. A trigger without the Operation's description (the Python
  * reference's payload) still works, at one read more on each side of the claim.
  */
 import { describe, expect } from '@jest/globals';
@@ -50,10 +50,10 @@ describe.each(['embedded', 'remote'] as const)('store requests per Operation on 
   onStore(`should cost at most ${MAX_REQUESTS_PER_OPERATION} store requests per Operation, the waiting caller included`, async () => {
     const { door, robot, counted } = await pair();
     // Warm: the OGMs' ontology caches are filled once per process, not per Operation.
-    await robot.waitForOperation(await robot.request(OPEN_REQUEST), { timeoutMs: 10_000 });
+    await robot.waitForOperation(await robot.request({ ...OPEN_REQUEST, wait: true }), { timeoutMs: 10_000 });
     counted.length = 0;
     for (let i = 0; i < OPERATIONS; i++) {
-      const op = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = i));
+      const op = await robot.request({ ...OPEN_REQUEST, wait: true }, (draft) => void (draft.data.testAngle = i));
       const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
       expect(outcome).toMatchObject({
         status: 'done',
@@ -73,7 +73,7 @@ describe.each(['embedded', 'remote'] as const)('store requests per Operation on 
     const { robot, counted } = await pair(() => {
       throw new Error('motor stalled');
     });
-    const op = await robot.request({ ...OPEN_REQUEST, deadline: new Date(Date.now() + 60_000) });
+    const op = await robot.request({ ...OPEN_REQUEST, deadline: new Date(Date.now() + 60_000), wait: true });
     const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
     const reads = counted.length;
     expect(outcome).toMatchObject({ status: 'failed', result: 'motor stalled', failureKind: 'error' });

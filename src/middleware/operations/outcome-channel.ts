@@ -6,7 +6,9 @@ import { snapshotJson, type OperationSnapshot } from './operation-watch.js';
  * The outcome channel of the event trigger: a caller that asks for it (`Accept:
  * application/x-ndjson`) gets the trigger's answer as a first line and, on the same response,
  * the Operation's outcome as a second line once the receiver's terminal write applied. The
- * waiting caller is woken by it instead of polling the store. Either side may end the channel
+ * waiting caller is woken by it instead of polling the store. Only a caller that will wait asks
+ * (`request({ wait: true })`): otherwise the trigger is answered with plain JSON at once, as the
+ * Python reference answers it, and no response stays open. Either side may end the channel
  * early (the receiver after {@link LIMITS.longPollMaxMs}, at stop, or when it does not know the
  * outcome for sure): the caller then reads the store as before.
  */
@@ -114,9 +116,10 @@ export class OutcomeListeners {
 }
 
 /**
- * The caller's side: the outcomes announced by receivers for Operations this instance requested,
- * kept until a waiter took a terminal one. Bounded: past {@link LIMITS.maxAwaitedOutcomes} the
- * oldest is dropped (its channel closed), and a waiter for it reads the store instead.
+ * The caller's side: the outcomes announced by receivers for Operations this instance requested
+ * with `wait`, kept until a waiter took a terminal one. Bounded: past
+ * {@link LIMITS.maxAwaitedOutcomes} the oldest is dropped (its channel closed), and a waiter for
+ * it reads the store instead.
  */
 export class AwaitedOutcomes {
   readonly #outcomes = new Map<string, { outcome: Promise<Outcome>; close: () => void }>();

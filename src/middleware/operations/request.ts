@@ -18,9 +18,10 @@ import { exportingSpans, timedSpan } from '../../tracing/span-export.js';
 /**
  * `request`: the caller side of dispatch. Discovery first, then the caller's body fills the
  * draft, then ONE create writes the Operation and the receiver's event trigger is rung with what
- * was written (so the receiver claims it without reading it) and asked for the outcome channel
- * (so a waiter here is told the outcome instead of polling); if the trigger is not delivered the
- * Operation is reverted (nothing is left behind).
+ * was written (so the receiver claims it without reading it); if the trigger is not delivered the
+ * Operation is reverted (nothing is left behind). Only a caller that will wait asks for the
+ * outcome channel (its wait is then told the outcome instead of reading the store): keeping a
+ * response open per Operation costs both sides CPU that nobody uses when nobody waits.
  */
 
 /** Options of `mw.request`. */
@@ -49,6 +50,12 @@ export interface RequestOptions {
    * resource IRI, else `library` (see `src/lib/caller-identity.ts`).
    */
   requestedBy?: string | null;
+  /**
+   * The caller will wait for the outcome (`waitForOperation`): the receiver is asked to announce it
+   * on the trigger's response, so the wait reads nothing from the store. Default false: a plain
+   * trigger, answered at once; a later wait then reads the store.
+   */
+  wait?: boolean | null;
 }
 
 /** The draft the body of `request` fills in. */
@@ -92,6 +99,9 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
   const operationClass = assertIri(options.operationClass, 'operationClass');
   const operationIri = options.operationIri == null ? mintOperationIri(operationClass) : assertIri(options.operationIri, 'operationIri');
   const deadline = options.deadline == null ? null : parseDeadline(options.deadline, 'deadline');
+  if (options.wait != null && typeof options.wait !== 'boolean')
+    throw new ValueError(`wait must be a boolean, got ${preview(options.wait)}`);
+  const wait = options.wait === true;
   const requestedBy = assertCaller(
     options.requestedBy ?? libraryCaller(ctx.serviceIri, ctx.options.resourceIri ?? undefined),
     'requestedBy',
@@ -114,7 +124,7 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
   try {
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
     const traceparent = formatTraceparent(currentTrace()!);
-    const delivery = { ...(token !== undefined && { token }), traceparent, description: describeWritten(written), outcome: true };
+    const delivery = { ...(token !== undefined && { token }), traceparent, description: describeWritten(written), outcome: wait };
     const { outcome, close } = await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, delivery);
     if (outcome && close) ctx.awaited.expect(operationIri, outcome, close);
   } catch (error) {
