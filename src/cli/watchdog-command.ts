@@ -62,12 +62,14 @@ async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv, deprecat
 
 /**
  * The web console beside the watchdog's surface, when `consolePort` is set: on the watchdog's
- * host, over its store, behind its token, judging heartbeats by its threshold. Loaded only then.
+ * host, over its store, behind its token, over its TLS when it has one, judging heartbeats by
+ * its threshold. Loaded only then.
  */
 async function startWatchdogConsole(
   config: SidecarConfig,
   store: TripleStore,
   token: TokenSet | undefined,
+  tls: { cert: string; key: string } | null,
   logger: Logger,
 ): Promise<{ url: string | undefined; stop: () => Promise<void> } | undefined> {
   if (config.consolePort === null) return undefined;
@@ -78,6 +80,7 @@ async function startWatchdogConsole(
     host: config.host,
     port: config.consolePort,
     token,
+    tls: tls ?? undefined,
     stalenessThreshold: config.stalenessThreshold,
     refreshInterval: CONSOLE_DEFAULT_REFRESH_SECONDS,
     logger: logger.child({ component: 'console' }),
@@ -125,7 +128,7 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
       return;
     }
     await mw.start();
-    const plantConsole = await startWatchdogConsole(config, store, httpToken ?? undefined, root);
+    const plantConsole = await startWatchdogConsole(config, store, httpToken ?? undefined, tls, root);
     io.stdout.write(`${JSON.stringify({ address: mw.address, ...(plantConsole && { console: plantConsole.url }) })}\n`);
     await untilAborted(stop);
     await plantConsole?.stop();
