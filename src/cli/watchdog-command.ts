@@ -34,7 +34,8 @@ fails the Operations stranded on their resources (unless a surviving Service rea
 Operation's Capability). Sweeps at once, then every --sweep-interval seconds, until SIGTERM or
 SIGINT; with --once it sweeps one time and prints the swept Service IRIs as a JSON array.
 It serves GET /, /healthz, /readyz, /metrics (and /activity with --activity-feed) on --host/--port,
-and with --console-port the web console of the plant (behind --http-token-file, as the rest).
+and with --console-port the web console of the plant (behind --http-token-file and over HTTPS
+with --http-tls-cert-file, as the rest).
 Settings: flags > environment > --config file > defaults (the variables are those of start).
 Exit codes: 0 done or stopped by a signal, 1 failed, 2 bad configuration.
 
