@@ -10,7 +10,7 @@ import type { Bindings } from '../store/triple-store.js';
 import { w3 } from '../vocab/terms.js';
 import { comunicaEngine } from './comunica-engine.js';
 import { fetchFailureText } from './fetch-failure.js';
-import { openReadConnections } from './read-connections.js';
+import { readConnections } from './read-connections.js';
 
 /** A SPARQL 1.1 query endpoint to read from. */
 export interface StoreEndpoint {
@@ -44,19 +44,15 @@ export interface StoreRow {
  */
 export async function selectAcrossStores(stores: readonly StoreEndpoint[], query: string): Promise<StoreRow[]> {
   const engine = await comunicaEngine();
-  // Opened only now, after the (blocking) engine load: see read-connections.ts.
-  const connections = openReadConnections();
-  try {
-    const perStore = await Promise.all(
-      stores.map(async (store) => {
-        const rows = await selectFrom(engine, store, query, connections.fetch);
-        return rows.map((row): StoreRow => ({ store: store.url, row }));
-      }),
-    );
-    return perStore.flat();
-  } finally {
-    await connections.close();
-  }
+  // Asked for only now, after the (blocking) engine load: see read-connections.ts.
+  const fetch = readConnections();
+  const perStore = await Promise.all(
+    stores.map(async (store) => {
+      const rows = await selectFrom(engine, store, query, fetch);
+      return rows.map((row): StoreRow => ({ store: store.url, row }));
+    }),
+  );
+  return perStore.flat();
 }
 
 type Engine = Awaited<ReturnType<typeof comunicaEngine>>;

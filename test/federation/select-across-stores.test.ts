@@ -65,21 +65,18 @@ describe('selectAcrossStores', () => {
 
   // A connection left idle in the shared pool before the read may have been closed by the store
   // while Comunica's synchronous load stalled the event loop, unnoticed until after the read
-  // sent its first request on it ("other side closed"): a read must use connections of its own.
-  it('should read on connections of its own, closed when the read ends', async () => {
+  // sent its first request on it ("other side closed"): reads use connections of their own.
+  it('should read on connections of its own, not on those of the shared pool', async () => {
     const proxy = await countingProxy(hall1.url);
     try {
       await openRemoteStore({ queryUrl: proxy.url }).select(QUERY);
       expect([proxy.opened, proxy.open]).toEqual([1, 1]);
       const sharedBytes = proxy.sent[0];
-      const rows = await selectAcrossStores([{ url: proxy.url }], QUERY);
-      expect(rows).toHaveLength(3);
-      // Not one byte of the read on the shared pool's idle connection.
+      // The shared connection is idle and free to take the read's requests.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await selectAcrossStores([{ url: proxy.url }], QUERY)).toHaveLength(3);
       expect(proxy.sent[0]).toBe(sharedBytes);
       expect(proxy.opened).toBeGreaterThan(1);
-      // The read's connections go with it, long before a keep-alive timeout (4 s) would end them.
-      for (let waited = 0; proxy.open > 1 && waited < 1_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-      expect(proxy.open).toBe(1);
     } finally {
       await proxy.close();
     }
