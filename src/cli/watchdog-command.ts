@@ -34,7 +34,8 @@ fails the Operations stranded on their resources (unless a surviving Service rea
 Operation's Capability). Sweeps at once, then every --sweep-interval seconds, until SIGTERM or
 SIGINT; with --once it sweeps one time and prints the swept Service IRIs as a JSON array.
 It serves GET /, /healthz, /readyz, /metrics (and /activity with --activity-feed) on --host/--port,
-and with --console-port the web console of the plant (behind --http-token-file, as the rest).
+and with --console-port the web console of the plant (behind --http-token-file and over HTTPS
+with --http-tls-cert-file, as the rest).
 Settings: flags > environment > --config file > defaults (the variables are those of start).
 Exit codes: 0 done or stopped by a signal, 1 failed, 2 bad configuration.
 
@@ -62,12 +63,14 @@ async function loadConfig(flags: WatchdogFlags, env: NodeJS.ProcessEnv, deprecat
 
 /**
  * The web console beside the watchdog's surface, when `consolePort` is set: on the watchdog's
- * host, over its store, behind its token, judging heartbeats by its threshold. Loaded only then.
+ * host, over its store, behind its token, over its TLS when it has one, judging heartbeats by
+ * its threshold. Loaded only then.
  */
 async function startWatchdogConsole(
   config: SidecarConfig,
   store: TripleStore,
   token: TokenSet | undefined,
+  tls: { cert: string; key: string } | null,
   logger: Logger,
 ): Promise<{ url: string | undefined; stop: () => Promise<void> } | undefined> {
   if (config.consolePort === null) return undefined;
@@ -78,6 +81,7 @@ async function startWatchdogConsole(
     host: config.host,
     port: config.consolePort,
     token,
+    tls: tls ?? undefined,
     stalenessThreshold: config.stalenessThreshold,
     refreshInterval: CONSOLE_DEFAULT_REFRESH_SECONDS,
     logger: logger.child({ component: 'console' }),
@@ -125,7 +129,7 @@ export async function runWatchdog(flags: WatchdogFlags, io: CliIo, stop: AbortSi
       return;
     }
     await mw.start();
-    const plantConsole = await startWatchdogConsole(config, store, httpToken ?? undefined, root);
+    const plantConsole = await startWatchdogConsole(config, store, httpToken ?? undefined, tls, root);
     io.stdout.write(`${JSON.stringify({ address: mw.address, ...(plantConsole && { console: plantConsole.url }) })}\n`);
     await untilAborted(stop);
     await plantConsole?.stop();

@@ -86,7 +86,8 @@ export function mountConsole(app: Express, options: ConsoleRoutesOptions): void 
   app.get(`${base}console.js`, (_req, res) => void res.type('text/javascript').set('Cache-Control', 'no-cache').send(CONSOLE_JS));
   app.get(`${base}login`, (_req, res) => (auth.open ? res.redirect(303, base) : html(res, 200, renderLogin({ base, failed: false }))));
   app.post(`${base}login`, express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
-    const cookie = auth.signIn((req.body as Record<string, unknown> | undefined)?.token);
+    // req.secure: this connection is TLS (no proxy is trusted, so no header can claim it).
+    const cookie = auth.signIn((req.body as Record<string, unknown> | undefined)?.token, req.secure);
     if (cookie === undefined) return html(res, 401, renderLogin({ base, failed: true }));
     res.set('Set-Cookie', cookie).redirect(303, base);
   });

@@ -1,6 +1,9 @@
 /**
  * How a browser gets into a protected console: a login form that takes the plant's bearer token
- * once and answers with a session cookie (`HttpOnly`, `SameSite=Strict`, `Path` the console's).
+ * once and answers with a session cookie (`HttpOnly`, `SameSite=Strict`, `Path` the console's;
+ * `Secure` when the sign-in came over TLS, so the browser never sends it over plain HTTP, where
+ * anyone on the path could take the session; over plain-HTTP loopback the cookie must work
+ * without it).
  * A cookie rather than a token in the URL fragment because `EventSource` cannot send an
  * `Authorization` header: the token would have to travel in the stream's query string, and
  * land in access logs and browser history. The cookie holds a random session id, never the
@@ -62,8 +65,11 @@ export class ConsoleAuth {
     return live !== undefined && live.expires >= Date.now() ? live.caller : undefined;
   }
 
-  /** A new session for a browser that presented `token`, as its `Set-Cookie` value; undefined when the token is wrong. */
-  signIn(token: unknown): string | undefined {
+  /**
+   * A new session for a browser that presented `token`, as its `Set-Cookie` value (`Secure` when
+   * `secure`: the sign-in came over TLS); undefined when the token is wrong.
+   */
+  signIn(token: unknown, secure: boolean): string | undefined {
     if (this.#callerFor === undefined || typeof token !== 'string') return undefined;
     const caller = this.#callerFor(`Bearer ${token}`);
     if (caller === undefined) return undefined;
@@ -73,7 +79,8 @@ export class ConsoleAuth {
       if (this.#sessions.size <= MAX_SESSIONS) break;
       this.#sessions.delete(old);
     }
-    return `${SESSION_COOKIE}=${id}; Path=${this.path}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
+    const cookie = `${SESSION_COOKIE}=${id}; Path=${this.path}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
+    return secure ? `${cookie}; Secure` : cookie;
   }
 
   /**

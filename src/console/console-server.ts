@@ -28,6 +28,11 @@ export interface ConsoleServerOptions {
   stalenessThreshold: number;
   /** Seconds between two reads of the plant. */
   refreshInterval: number;
+  /**
+   * PEM certificate (chain) and private key: serve HTTPS (the watchdog's, when it serves TLS),
+   * and the session cookie is then `Secure`. Default: plain HTTP.
+   */
+  tls?: { cert: string; key: string } | undefined;
   logger: Logger;
 }
 
@@ -63,16 +68,17 @@ export class ConsoleServer {
   /** Starts reading the plant and listening. */
   async start(): Promise<void> {
     if (this.#server !== undefined) return;
-    const { host, port, logger } = this.#options;
+    const { host, port, logger, tls } = this.#options;
     const app = jsonApp(logger, (app) => {
       app.get('/', (_req, res) => res.redirect(303, CONSOLE_PATH));
       app.get('/favicon.ico', (_req, res) => void res.status(204).end());
       mountConsole(app, { ...this.#options, watch: this.#watch });
     });
     this.#watch.start();
-    const bound = await listen(app, { host, port });
+    const bound = await listen(app, { host, port }, tls === undefined ? {} : { tls });
     this.#server = bound.server;
-    this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}${CONSOLE_PATH}`;
+    const scheme = tls === undefined ? 'http' : 'https';
+    this.#url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound.port}${CONSOLE_PATH}`;
     logger.info(
       { url: this.#url, stores: this.#options.stores.map((s) => s.url), protected: this.#options.token !== undefined },
       'console listening',

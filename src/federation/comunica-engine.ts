@@ -26,8 +26,9 @@ const loader = Module as unknown as { _resolveFilename: Resolve };
 // Comunica's HTTP actor pins undici 8, which needs Node 22.19 (it reads zlib's zstd functions
 // and newer web internals while it loads) and fails to load on Node 20. The actor needs from
 // undici only what undici 7 has (an Agent with the cache interceptor, used with an HTTP cache
-// only; requests go through the global fetch), so on a Node without zstd its `undici` resolves
-// to the project's own undici 7 while the engine is built, and nothing else changes.
+// only; requests go through the fetch each read passes, see read-connections.ts), so on a Node
+// without zstd its `undici` resolves to the project's own undici 7 while the engine is built,
+// and nothing else changes.
 function buildEngine(): QueryEngine {
   if (typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function') return newEngine();
   const undici = undici7();

@@ -9,6 +9,8 @@ import type { Term } from '../store/terms.js';
 import type { Bindings } from '../store/triple-store.js';
 import { w3 } from '../vocab/terms.js';
 import { comunicaEngine } from './comunica-engine.js';
+import { fetchFailureText } from './fetch-failure.js';
+import { readConnections } from './read-connections.js';
 
 /** A SPARQL 1.1 query endpoint to read from. */
 export interface StoreEndpoint {
@@ -42,9 +44,11 @@ export interface StoreRow {
  */
 export async function selectAcrossStores(stores: readonly StoreEndpoint[], query: string): Promise<StoreRow[]> {
   const engine = await comunicaEngine();
+  // Asked for only now, after the (blocking) engine load: see read-connections.ts.
+  const fetch = readConnections();
   const perStore = await Promise.all(
     stores.map(async (store) => {
-      const rows = await selectFrom(engine, store, query);
+      const rows = await selectFrom(engine, store, query, fetch);
       return rows.map((row): StoreRow => ({ store: store.url, row }));
     }),
   );
@@ -53,9 +57,10 @@ export async function selectAcrossStores(stores: readonly StoreEndpoint[], query
 
 type Engine = Awaited<ReturnType<typeof comunicaEngine>>;
 
-async function selectFrom(engine: Engine, store: StoreEndpoint, query: string): Promise<Bindings[]> {
+async function selectFrom(engine: Engine, store: StoreEndpoint, query: string, fetch: typeof globalThis.fetch): Promise<Bindings[]> {
   const context = {
     sources: [{ type: 'sparql' as const, value: store.url }],
+    fetch,
     ...(store.user !== undefined && { httpAuth: `${store.user}:${store.password ?? ''}` }),
     ...(store.timeoutMs !== undefined && { httpTimeout: store.timeoutMs }),
   };
@@ -63,10 +68,7 @@ async function selectFrom(engine: Engine, store: StoreEndpoint, query: string): 
     const stream = await engine.queryBindings(query, context);
     return (await stream.toArray()).map(toBindings);
   } catch (error) {
-    // fetch says only "fetch failed": the reason (refused, reset, timed out) is its cause.
-    const cause = (error as Error).cause;
-    const why = cause instanceof Error ? ` (${cause.message})` : '';
-    throw new StoreError(`store ${store.url} failed a read across stores: ${(error as Error).message}${why}`, store.url, undefined, {
+    throw new StoreError(`store ${store.url} failed a read across stores: ${fetchFailureText(error)}`, store.url, undefined, {
       cause: error,
     });
   }

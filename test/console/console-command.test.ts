@@ -11,6 +11,8 @@ import { runConsole, type ConsoleFlags } from '../../src/cli/console-command.js'
 import type { CliIo } from '../../src/cli/io.js';
 import { run } from '../../src/cli/main.js';
 import { runWatchdog } from '../../src/cli/watchdog-command.js';
+import { fetch as undiciFetch } from 'undici';
+import { selfSigned, trustingFetch } from '../middleware/surface/support/self-signed.js';
 
 const TOKEN = 'console-command-test-token-0123456789';
 let dir: string | undefined;
@@ -81,5 +83,34 @@ describe('semantic-sidecar watchdog --console-port', () => {
     expect(state.view?.stores).toEqual(['memory']);
     stop.abort();
     await running;
+  }, 30_000);
+
+  it('should serve the console over the TLS of its surface, its session cookie then Secure', async () => {
+    const tls = await selfSigned();
+    const { agent } = trustingFetch(tls.cert);
+    const tokenFile = join(tls.dir, 'token');
+    await writeFile(tokenFile, 'watchdog-console-tls-token-0123456789\n');
+    const io = memoryIo();
+    const stop = new AbortController();
+    const flags = { store: 'memory', port: '0', consolePort: '0', logLevel: 'silent', httpTokenFile: tokenFile };
+    const running = runWatchdog({ ...flags, httpTlsCertFile: tls.certFile, httpTlsKeyFile: tls.keyFile }, io, stop.signal);
+    try {
+      const ready = await io.firstLine();
+      expect(ready.address).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/u);
+      expect(ready.console).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/console\/$/u);
+      const signIn = await undiciFetch(`${ready.console}login`, {
+        method: 'POST',
+        body: new URLSearchParams({ token: 'watchdog-console-tls-token-0123456789' }),
+        redirect: 'manual',
+        dispatcher: agent,
+      });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get('set-cookie')).toMatch(/; Secure$/u);
+    } finally {
+      stop.abort();
+      await running;
+      await agent.close();
+      await tls.remove();
+    }
   }, 30_000);
 });

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
+import { fetch as undiciFetch } from 'undici';
 import { ConsoleServer } from '../../src/console/console-server.js';
 import { readPlant, selectAcrossStores, type PlantStore } from '../../src/console/plant-reads.js';
 import { plantChanges } from '../../src/console/plant-watch.js';
@@ -18,6 +19,7 @@ import { createPossession, switchPossession } from '../../src/registration/posse
 import type { TripleStore } from '../../src/store/triple-store.js';
 import { plant, PLANT } from '../../src/vocab/index.js';
 import { addService, deregister } from '../registration/support/plant-graph.js';
+import { selfSigned, trustingFetch } from '../middleware/surface/support/self-signed.js';
 import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:console';
@@ -68,8 +70,13 @@ async function seed(): Promise<{ door: string; robot: string; conveyor: string }
 
 const stores = (): PlantStore[] => [{ url: 'urn:store:hall1', client: suite.store! }];
 
-async function startConsole(token: TokenSet | undefined, plantStores: PlantStore[] = stores()): Promise<string> {
+async function startConsole(
+  token: TokenSet | undefined,
+  plantStores: PlantStore[] = stores(),
+  tls?: { cert: string; key: string },
+): Promise<string> {
   server = new ConsoleServer({
+    tls,
     stores: plantStores,
     graph: G,
     host: '127.0.0.1',
@@ -168,6 +175,8 @@ describe('the console', () => {
     expect(right.status).toBe(303);
     const cookie = right.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^sm_console_session=[\w-]+; Path=\/console\/; HttpOnly; SameSite=Strict/u);
+    // Plain HTTP (loopback): a Secure cookie would never come back.
+    expect(cookie).not.toMatch(/;\s*Secure/iu);
     expect(cookie).not.toContain(TOKEN);
     const session = { Cookie: cookie.split(';')[0]! };
     const signedIn = await fetch(url, { headers: session });
@@ -228,6 +237,26 @@ describe('the console', () => {
     const done = await cancel({ operation: OP('queued'), store: 'urn:store:hall1' });
     expect(await done.json()).toMatchObject({ outcome: 'cancelled', status: 'failed', cancelledBy: 'console:open' });
     expect((await cancel({ operation: OP('done') })).status).toBe(409);
+  });
+
+  it('should serve HTTPS with the TLS it is given, its session cookie then Secure', async () => {
+    const tls = await selfSigned();
+    const { agent } = trustingFetch(tls.cert);
+    const trusting = (url: string, init: Parameters<typeof undiciFetch>[1] = {}) => undiciFetch(url, { ...init, dispatcher: agent });
+    try {
+      const idle = { select: () => Promise.resolve([]) } as unknown as TripleStore;
+      const url = await startConsole(TOKEN, [{ url: 'urn:store:hall1', client: idle }], { cert: tls.cert, key: tls.key });
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/console\/$/u);
+      const right = await trusting(`${url}login`, { method: 'POST', body: new URLSearchParams({ token: TOKEN }), redirect: 'manual' });
+      expect(right.status).toBe(303);
+      const cookie = right.headers.get('set-cookie')!;
+      expect(cookie).toMatch(/^sm_console_session=[\w-]+; Path=\/console\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/u);
+      const signedIn = await trusting(`${url}state`, { headers: { Cookie: cookie.split(';')[0]! } });
+      expect(signedIn.status).toBe(200);
+    } finally {
+      await agent.close();
+      await tls.remove();
+    }
   });
 
   it('should show a failed read and keep serving', async () => {

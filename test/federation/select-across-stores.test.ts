@@ -3,6 +3,8 @@
  * its store, terms come back as the one-store path gives them, a failing store names itself,
  * and the read-only view refuses writes.
  */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { endpointReader } from '../../src/federation/endpoint-reader.js';
 import { selectAcrossStores } from '../../src/federation/select-across-stores.js';
@@ -14,6 +16,7 @@ import { provisionOntology } from '../../src/ontology/provision.js';
 import { plant } from '../../src/vocab/index.js';
 import { buildCli, serve, type ServeProcess } from '../cli/support/cli-process.js';
 import { addService } from '../registration/support/plant-graph.js';
+import { countingProxy } from './support/counting-proxy.js';
 
 const GRAPH = 'urn:test:hall';
 const PLANT_GRAPH = 'urn:test:halls-plant';
@@ -33,6 +36,15 @@ afterAll(async () => {
   await Promise.all([hall1?.stop(), hall2?.stop()]);
 });
 
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 describe('selectAcrossStores', () => {
   it('should read every store at once, each row naming its store, terms as the one-store path gives them', async () => {
     const rows = await selectAcrossStores([{ url: hall1.url }, { url: hall2.url }], QUERY);
@@ -41,12 +53,33 @@ describe('selectAcrossStores', () => {
     expect(rows.map((r) => [r.store, r.row.o?.value])).toEqual([...alone.map((row) => [hall1.url, row.o!.value]), [hall2.url, 'two']]);
   }, 60_000);
 
-  it('should fail naming the store that did not answer', async () => {
-    const gone = 'http://127.0.0.1:9/sparql';
+  it('should fail naming the store that did not answer, and why', async () => {
+    const gone = `http://127.0.0.1:${await closedPort()}/sparql`;
     await expect(selectAcrossStores([{ url: hall1.url }, { url: gone, timeoutMs: 5_000 }], QUERY)).rejects.toMatchObject({
       code: 'SM_STORE',
       endpoint: gone,
+      // fetch's own message is a bare "fetch failed"; the reason is in its cause.
+      message: expect.stringMatching(/fetch failed: .*ECONNREFUSED/u),
     });
+  }, 60_000);
+
+  // A connection left idle in the shared pool before the read may have been closed by the store
+  // while Comunica's synchronous load stalled the event loop, unnoticed until after the read
+  // sent its first request on it ("other side closed"): reads use connections of their own.
+  it('should read on connections of its own, not on those of the shared pool', async () => {
+    const proxy = await countingProxy(hall1.url);
+    try {
+      await openRemoteStore({ queryUrl: proxy.url }).select(QUERY);
+      expect([proxy.opened, proxy.open]).toEqual([1, 1]);
+      const sharedBytes = proxy.sent[0];
+      // The shared connection is idle and free to take the read's requests.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await selectAcrossStores([{ url: proxy.url }], QUERY)).toHaveLength(3);
+      expect(proxy.sent[0]).toBe(sharedBytes);
+      expect(proxy.opened).toBeGreaterThan(1);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 
   it('should read through the read-only view and refuse every write there', async () => {
