@@ -3,8 +3,6 @@
  * its store, terms come back as the one-store path gives them, a failing store names itself,
  * and the read-only view refuses writes.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { endpointReader } from '../../src/federation/endpoint-reader.js';
 import { selectAcrossStores } from '../../src/federation/select-across-stores.js';
@@ -17,6 +15,7 @@ import { plant } from '../../src/vocab/index.js';
 import { buildCli, serve, type ServeProcess } from '../cli/support/cli-process.js';
 import { addService } from '../registration/support/plant-graph.js';
 import { countingProxy } from './support/counting-proxy.js';
+import { closedPort } from '../support/ports.js';
 
 const GRAPH = 'urn:test:hall';
 const PLANT_GRAPH = 'urn:test:halls-plant';
@@ -35,15 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([hall1?.stop(), hall2?.stop()]);
 });
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('selectAcrossStores', () => {
   it('should read every store at once, each row naming its store, terms as the one-store path gives them', async () => {

@@ -6,55 +6,16 @@
  */
 import { describe, expect } from '@jest/globals';
 import { ValueError } from '../../src/errors.js';
-import { MeasuredStore, type StoreRequestKind } from '../../src/store/measured-store.js';
-import type { FetchFunction } from '../../src/middleware/options.js';
 import { OUTCOME_STREAM_TYPE } from '../../src/middleware/operations/outcome-channel.js';
-import { plant } from '../../src/vocab/index.js';
-import { middlewareSuite, OPEN_REQUEST } from './support/harness.js';
+import { middlewareSuite, OPEN_REQUEST, recordedPair } from './support/harness.js';
 
 const G = 'urn:test:middleware:trigger-outcome';
-
-/** What one trigger asked for and how the receiver answered it. */
-interface Triggered {
-  accept: string | undefined;
-  contentType: string | null | undefined;
-}
 
 describe.each(['embedded', 'remote'] as const)('the outcome channel on the %s store', (kind) => {
   const suite = middlewareSuite(kind, G);
   const { onStore } = suite;
 
-  /** A door1 receiver and a robot1 caller whose triggers and store requests are recorded. */
-  async function pair({ plainReceiver = false } = {}): Promise<{
-    robot: ReturnType<typeof suite.create>;
-    triggers: Triggered[];
-    reads: StoreRequestKind[];
-  }> {
-    const door = suite.controller({ heartbeatInterval: null });
-    door.registerCallback(() => 'opened');
-    await door.start();
-    const triggers: Triggered[] = [];
-    const recording: FetchFunction = async (url, init) => {
-      const headers = init?.headers as Record<string, string> | undefined;
-      // A receiver that answers plain JSON whatever the caller accepts, as the Python reference does.
-      const sent = plainReceiver ? { ...init, headers: { ...headers, accept: 'application/json' } } : init;
-      const response = await fetch(url, sent);
-      triggers.push({ accept: headers?.accept, contentType: response.headers.get('content-type') });
-      return response;
-    };
-    const reads: StoreRequestKind[] = [];
-    const store = new MeasuredStore(suite.store!);
-    store.observe((k) => void (k === 'select' && reads.push(k)));
-    const robot = suite.create({
-      resourceIri: plant.robot1,
-      serviceClass: plant.ControllerService,
-      heartbeatInterval: null,
-      fetch: recording,
-      ogm: suite.newOgm(store),
-    });
-    await robot.start();
-    return { robot, triggers, reads };
-  }
+  const pair = (options?: { plainReceiver?: boolean }) => recordedPair(suite, options);
 
   onStore('should send a plain trigger, answered with plain JSON, when nobody waits', async () => {
     const { robot, triggers, reads } = await pair();

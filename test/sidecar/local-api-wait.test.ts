@@ -3,13 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FetchFunction } from '../../src/middleware/options.js';
 import { OUTCOME_STREAM_TYPE } from '../../src/middleware/operations/outcome-channel.js';
 import { startLocalApi, type LocalApi } from '../../src/sidecar/local-api.js';
-import { MeasuredStore, type StoreRequestKind } from '../../src/store/measured-store.js';
-import { plant } from '../../src/vocab/index.js';
+import type { StoreRequestKind } from '../../src/store/measured-store.js';
 import { unixRequest } from '../e2e/support/unix-http.js';
-import { middlewareSuite, OPEN_REQUEST, silent } from '../middleware/support/harness.js';
+import { middlewareSuite, OPEN_REQUEST, recordedPair, silent, type RecordedTrigger } from '../middleware/support/harness.js';
 
 /**
  * The `wait` field of the local API's `POST /operations`, in process on a Unix socket: with it
@@ -31,30 +29,11 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A door1 receiver and a robot1 caller behind a local API; the caller's trigger answers and store reads are recorded. */
-  async function started(): Promise<{ socket: string; answers: (string | null)[]; reads: StoreRequestKind[] }> {
-    const door = suite.controller({ heartbeatInterval: null });
-    door.registerCallback(() => 'opened');
-    await door.start();
-    const answers: (string | null)[] = [];
-    const recording: FetchFunction = async (url, init) => {
-      const response = await fetch(url, init);
-      answers.push(response.headers.get('content-type'));
-      return response;
-    };
-    const reads: StoreRequestKind[] = [];
-    const store = new MeasuredStore(suite.store!);
-    store.observe((k) => void (k === 'select' && reads.push(k)));
-    const robot = suite.create({
-      resourceIri: plant.robot1,
-      serviceClass: plant.ControllerService,
-      heartbeatInterval: null,
-      fetch: recording,
-      ogm: suite.newOgm(store),
-    });
-    await robot.start();
+  async function started(): Promise<{ socket: string; triggers: RecordedTrigger[]; reads: StoreRequestKind[] }> {
+    const { robot, triggers, reads } = await recordedPair(suite);
     const socket = join(dir, `api-${randomUUID().slice(0, 8)}.sock`);
     api = await startLocalApi({ middleware: robot, listen: { socket }, logger: silent });
-    return { socket, answers, reads };
+    return { socket, triggers, reads };
   }
 
   async function longPoll(socket: string, operation: string): Promise<Record<string, unknown>> {
@@ -63,11 +42,11 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
   }
 
   suite.onStore('should answer the long-poll of a waiting request from the announced outcome, with no store read', async () => {
-    const { socket, answers, reads } = await started();
+    const { socket, triggers, reads } = await started();
     const created = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, wait: true } });
     expect(created.status).toBe(201);
-    expect(answers).toHaveLength(1);
-    expect(answers[0]).toMatch(new RegExp(`^${OUTCOME_STREAM_TYPE}`, 'u'));
+    expect(triggers).toHaveLength(1);
+    expect(triggers[0]!.contentType).toMatch(new RegExp(`^${OUTCOME_STREAM_TYPE}`, 'u'));
     reads.length = 0;
     const { operation } = created.json as { operation: string };
     expect(await longPoll(socket, operation)).toMatchObject({ status: 'done', result: 'opened' });
@@ -75,11 +54,11 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
   });
 
   suite.onStore('should send a plain trigger without wait, and answer the long-poll from the store', async () => {
-    const { socket, answers, reads } = await started();
+    const { socket, triggers, reads } = await started();
     const created = await unixRequest(socket, 'POST', '/operations', { body: OPEN_REQUEST });
     expect(created.status).toBe(201);
-    expect(answers).toHaveLength(1);
-    expect(answers[0]).toMatch(/^application\/json/u);
+    expect(triggers).toHaveLength(1);
+    expect(triggers[0]!.contentType).toMatch(/^application\/json/u);
     reads.length = 0;
     const { operation } = created.json as { operation: string };
     expect(await longPoll(socket, operation)).toMatchObject({ status: 'done', result: 'opened' });
@@ -87,14 +66,14 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
   });
 
   suite.onStore('should refuse a wait that is not a boolean with a 400 that writes nothing', async () => {
-    const { socket, answers } = await started();
+    const { socket, triggers } = await started();
     const before = await suite.dump();
     for (const wait of ['true', 1, { at: 1 }, [true]]) {
       const answer = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, wait } });
       expect(answer.status).toBe(400);
       expect((answer.json as { detail: string }).detail).toContain('wait');
     }
-    expect(answers).toEqual([]);
+    expect(triggers).toEqual([]);
     expect(await suite.dump()).toBe(before);
   });
 });

@@ -7,6 +7,8 @@ import { SemanticMiddleware, type SemanticMiddlewareOptions } from '../../../src
 import { mintCapabilityIri, mintOperationIri } from '../../../src/iri/index.js';
 import { createOperation } from '../../../src/registration/index.js';
 import { OGM } from '../../../src/ogm/index.js';
+import { MeasuredStore, type StoreRequestKind } from '../../../src/store/measured-store.js';
+import type { FetchFunction } from '../../../src/middleware/options.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, SVC, w3, xsd } from '../../../src/vocab/index.js';
 import type { StoreKind } from '../../support/fixtures.js';
@@ -172,4 +174,45 @@ export function middlewareSuite(kind: StoreKind, graph: string): MiddlewareSuite
     return operationIri;
   };
   return suite;
+}
+
+/** What one event trigger asked for and how the receiver answered it. */
+export interface RecordedTrigger {
+  accept: string | undefined;
+  contentType: string | null;
+}
+
+/**
+ * A door1 receiver whose callback answers `opened` and a robot1 caller, both started on `suite`'s
+ * store; the caller's event triggers and its store reads (selects) are recorded. `plainReceiver`
+ * asks every trigger for plain JSON, as a receiver that answers nothing else (the Python
+ * reference) would answer it.
+ */
+export async function recordedPair(
+  suite: MiddlewareSuite,
+  { plainReceiver = false } = {},
+): Promise<{ robot: SemanticMiddleware; triggers: RecordedTrigger[]; reads: StoreRequestKind[] }> {
+  const door = suite.controller({ heartbeatInterval: null });
+  door.registerCallback(() => 'opened');
+  await door.start();
+  const triggers: RecordedTrigger[] = [];
+  const recording: FetchFunction = async (url, init) => {
+    const headers = init?.headers as Record<string, string> | undefined;
+    const sent = plainReceiver ? { ...init, headers: { ...headers, accept: 'application/json' } } : init;
+    const response = await fetch(url, sent);
+    triggers.push({ accept: headers?.accept, contentType: response.headers.get('content-type') });
+    return response;
+  };
+  const reads: StoreRequestKind[] = [];
+  const store = new MeasuredStore(suite.store!);
+  store.observe((kind) => void (kind === 'select' && reads.push(kind)));
+  const robot = suite.create({
+    resourceIri: plant.robot1,
+    serviceClass: plant.ControllerService,
+    heartbeatInterval: null,
+    fetch: recording,
+    ogm: suite.newOgm(store),
+  });
+  await robot.start();
+  return { robot, triggers, reads };
 }
