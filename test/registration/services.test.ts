@@ -246,7 +246,9 @@ describe.each(['embedded', 'remote'] as const)('service registration on the %s s
     expect(suite.store!.requestCount - before).toBe(1);
     expect(await values(S, svc.address)).toEqual([]);
     expect(await values(WF, svc.endpoint)).toEqual([]);
-    expect(await values(mintStatePropertyIri(S, 'state'), svc.endpoint)).toEqual([]);
+    const kept = await values(mintStatePropertyIri(S, 'state'), svc.endpoint);
+    // Seen once on Virtuoso under a full parallel run and never reproduced since: the graph then tells what the match missed.
+    if (kept.length > 0) throw new Error(`deregistration kept the StateProperty's endpoint ${kept.join(' ')}; graph:\n${await dump()}`);
     // Kept: types, structural links, Capabilities, heartbeat.
     expect((await suite.ogm.fetch(S, { graph: G }))?.types).toEqual([plant.ControllerService]);
     expect(await values(S, svc.isServiceOf)).toEqual([R]);
