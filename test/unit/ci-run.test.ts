@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'sm-ci-run-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function runCi(env: NodeJS.ProcessEnv): { status: number | null; dirSeen: string; brokerDirSeen: string } {
+function runCi(env: NodeJS.ProcessEnv): { status: number | null; dirSeen: string; brokerDirSeen: string; dockerDirSeen: string } {
   const checkout = mkdtempSync(join(scratch, 'checkout-'));
   mkdirSync(join(checkout, '.ci'));
   mkdirSync(join(checkout, 'scripts'));
@@ -20,6 +20,7 @@ function runCi(env: NodeJS.ProcessEnv): { status: number | null; dirSeen: string
   copyFileSync(join(root, '.ci', 'run'), join(checkout, '.ci', 'run'));
   const seen = join(checkout, 'dir-seen');
   const brokerSeen = join(checkout, 'broker-dir-seen');
+  const dockerSeen = join(checkout, 'docker-dir-seen');
   writeFileSync(
     join(checkout, 'scripts', 'virtuoso.sh'),
     `if [ "$1" = start ]; then printf '%s' "$VIRTUOSO_DIR" > '${seen}'; echo 'export SPARQL_ENDPOINT=http://127.0.0.1:1/sparql'; fi\n`,
@@ -29,7 +30,7 @@ function runCi(env: NodeJS.ProcessEnv): { status: number | null; dirSeen: string
     `if [ "$1" = start ]; then printf '%s' "$MOSQUITTO_DIR" > '${brokerSeen}'; echo 'export MQTT_URL=mqtt://127.0.0.1:1'; fi\n`,
   );
   writeFileSync(join(checkout, 'scripts', 'chromium.sh'), `echo /usr/bin/chromium\n`);
-  writeFileSync(join(checkout, 'scripts', 'docker.sh'), 'exit 0\n');
+  writeFileSync(join(checkout, 'scripts', 'docker.sh'), `printf '%s' "$DOCKER_DIR" > '${dockerSeen}'\n`);
   writeFileSync(join(checkout, 'bin', 'npm'), '#!/bin/sh\nexit 0\n');
   chmodSync(join(checkout, 'bin', 'npm'), 0o755);
   const result = spawnSync('bash', [join(checkout, '.ci', 'run')], {
@@ -37,7 +38,12 @@ function runCi(env: NodeJS.ProcessEnv): { status: number | null; dirSeen: string
     encoding: 'utf8',
     timeout: 20_000,
   });
-  return { status: result.status, dirSeen: readFileSync(seen, 'utf8'), brokerDirSeen: readFileSync(brokerSeen, 'utf8') };
+  return {
+    status: result.status,
+    dirSeen: readFileSync(seen, 'utf8'),
+    brokerDirSeen: readFileSync(brokerSeen, 'utf8'),
+    dockerDirSeen: readFileSync(dockerSeen, 'utf8'),
+  };
 }
 
 describe('.ci/run', () => {
@@ -62,5 +68,8 @@ describe('.ci/run', () => {
     const both = runCi({});
     expect(both.brokerDirSeen).toMatch(/^\/tmp\/sm-mosquitto-ci\./u);
     expect(existsSync(both.brokerDirSeen) || existsSync(both.dirSeen)).toBe(false);
+    // The Docker engine's directory is always its own.
+    expect(both.dockerDirSeen).toMatch(/^\/tmp\/sm-docker-ci\./u);
+    expect(existsSync(both.dockerDirSeen)).toBe(false);
   });
 });
