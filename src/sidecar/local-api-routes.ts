@@ -64,14 +64,6 @@ function deadlineField(body: Json): string | undefined {
   return parseDeadline(value, 'deadline').toISOString();
 }
 
-/** `wait`: the client will long-poll the Operation's status, so the receiver is asked to announce its outcome. */
-function waitField(body: Json): boolean {
-  const value = body.wait;
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw new ValueError(`wait must be a boolean, got ${preview(value)}`);
-  return value;
-}
-
 function waitMs(req: Request): number {
   const raw = req.query.waitMs;
   if (raw === undefined) return 0;
@@ -108,7 +100,8 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
         targetResource: iriField(body, 'targetResource', true),
         deadline: deadlineField(body),
         requestedBy: callerId(target, res),
-        wait: waitField(body),
+        // The client will long-poll the status: request() checks it is a boolean before discovery.
+        wait: body.wait as boolean | null | undefined,
       },
       (draft) => Object.assign(draft.data, data),
     );
