@@ -1,4 +1,4 @@
-import { concat, graphFragment, sparql, type SparqlFragment, type Variable, variable } from '../store/sparql.js';
+import { graphFragment, sparql, type SparqlFragment, type Variable, variable } from '../store/sparql.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
 import { cfc, svc, w3 } from '../vocab/terms.js';
 
@@ -28,25 +28,14 @@ export function matchedOnce(match: SparqlFragment): SparqlFragment {
 }
 
 /**
- * WHERE fragment binding `?s` to each given Service and to every Workflow and StateProperty of
- * it (found through `svc:isWorkflowOf` / `svc:isStatePropertyOf`, the instance-owned direction),
- * with `?svc` bound to the Service in every row. `condition` (a pattern on `?svc`) narrows the
- * Services; it is repeated inside each branch.
- *
- * Each UNION branch starts from its own `VALUES` and carries the condition itself, so it is
- * evaluated from the given Services whatever the engine's join order: on Oxigraph, the same
- * condition joined after the UNION took 2.7 s for 1,000 Services among 10,000 instead of 27 ms.
- * The Service's own row binds `?s` and `?svc` together in a two-column `VALUES`: a
- * `BIND(?svc AS ?s)` inside a UNION branch would not see the outer `?svc` (SPARQL evaluates
- * groups bottom-up) and would leave `?s` unbound. That branch also matches the Service's
- * `rdf:type`: Virtuoso 7 silently drops a UNION branch made of a `VALUES` block alone.
+ * WHERE fragment binding `?s` to the given Service and to every Workflow and StateProperty of it,
+ * with `?svc` bound to the Service: the Service's `rdf:type` gives {@link selfAndParts} the start
+ * Virtuoso needs. One pattern rather than a `VALUES` + UNION branch per kind: in a full parallel
+ * run Virtuoso 7 once left the StateProperty branch of that UNION out (the deregistration kept the
+ * StateProperty's endpoint), and it silently drops a UNION branch made of a `VALUES` block alone.
  */
-export function serviceAndPartsMatch(services: readonly NamedNodeTerm[], condition: SparqlFragment = sparql``): SparqlFragment {
-  const pairs = concat(services.map((t) => sparql`(${t} ${t})`));
-  const list = concat(services.map((t) => sparql`${t}`));
-  return sparql`{ VALUES (${S} ${SVC}) { ${pairs} } ${S} ${namedNode(w3.type)} ?serviceType . ${condition} }
-    UNION { VALUES ${SVC} { ${list} } ${condition} ${S} ${isWorkflowOf} ${SVC} . }
-    UNION { VALUES ${SVC} { ${list} } ${condition} ${S} ${isStatePropertyOf} ${SVC} . }`;
+export function serviceAndPartsMatch(service: NamedNodeTerm): SparqlFragment {
+  return sparql`VALUES ${SVC} { ${service} } ${SVC} ${namedNode(w3.type)} ?serviceType . ${selfAndParts(S, SVC)}`;
 }
 
 /**

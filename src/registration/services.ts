@@ -185,7 +185,7 @@ export async function deregisterService(ogm: OGM, serviceIri: string, options: G
   const graph = graphOf(ogm, options);
   const service = namedNode(assertIri(serviceIri, 'serviceIri'));
   await ogm.commitMatching({
-    match: matchedOnce(serviceAndPartsMatch([service])),
+    match: matchedOnce(serviceAndPartsMatch(service)),
     subjectClass: svc.Service,
     set: { [svc.address]: [], [svc.endpoint]: [] },
     graph,
