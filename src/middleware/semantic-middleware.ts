@@ -82,7 +82,7 @@ export class SemanticMiddleware {
   }
 
   #surface(): HttpSurface {
-    this.#httpSurface ??= buildSurface(this.#ctx, () => this.#worker.kick());
+    this.#httpSurface ??= buildSurface(this.#ctx, this.#worker);
     return this.#httpSurface;
   }
 

@@ -2,7 +2,7 @@ import { describe, expect } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openDevice, operationRunner } from '../../src/device/index.js';
-import { ValueError } from '../../src/errors.js';
+import { TriggerDeliveryError, ValueError } from '../../src/errors.js';
 import { buildEventTriggerUrl, mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
 import { RECLAIM_REASON } from '../../src/middleware/constants.js';
 import { readOperation, waitForOperation } from '../../src/middleware/operations/operation-watch.js';
@@ -158,10 +158,12 @@ describe.each(['embedded', 'remote'] as const)('deadlines and cancellation on th
       const ran: string[] = [];
       door.registerCallback((claimed) => void ran.push(claimed.operationIri));
       await door.start();
-      // The receiver takes the trigger (a read) but cannot claim (a write) ...
+      // The receiver takes a trigger that does not describe the Operation (the Python reference's)
+      // with a read, but cannot claim (a write) ...
       store.failing = (k) => k === 'update';
       const planner = suite.create({ mode: 'watchdog' });
-      const op = await planner.request({ ...OPEN_REQUEST, deadline: new Date(Date.now() + 2_000) });
+      const op = await withDeadline(new Date(Date.now() + 2_000));
+      expect((await trigger(door.address!, op)).status).toBe(200);
       await until(() => store.failures > 0, 'a failed claim');
       // ... so its caller gives up and cancels it, as `request --timeout` does.
       expect(await planner.cancel(op, { by: 'cli:carol' })).toMatchObject({ outcome: 'cancelled', status: 'failed' });
@@ -172,6 +174,28 @@ describe.each(['embedded', 'remote'] as const)('deadlines and cancellation on th
       expect(await outcome(op)).toMatchObject({ status: 'failed', failureKind: 'cancelled', cancelledBy: 'cli:carol' });
     },
   );
+
+  onStore('should refuse a trigger whose claim the store did not take, so the caller reverts, and never run it later', async () => {
+    const store = new OutageStore(suite.store!);
+    const door = suite.controller({ ogm: suite.newOgm(store) });
+    const ran: string[] = [];
+    door.registerCallback((claimed) => void ran.push(claimed.operationIri));
+    await door.start();
+    // The idle receiver claims inside the trigger: the claim is its only store request, and it fails.
+    store.failing = (k) => k === 'update';
+    const planner = suite.create({ mode: 'watchdog' });
+    const operationIri = mintOperationIri(plant.OpenDoorOperation);
+    const error = await rejection(planner.request({ ...OPEN_REQUEST, operationIri }));
+    expect(error).toBeInstanceOf(TriggerDeliveryError);
+    expect(String(error)).toMatch(/answered 503/);
+    expect(await statusTriples(operationIri)).toEqual([]);
+    // The receiver retries the claim once its store answers, and finds nothing to run.
+    store.failing = undefined;
+    await until(() => door.queued.length === 0, 'the receiver to drop it');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran).toEqual([]);
+    expect(await statusTriples(operationIri)).toEqual([]);
+  });
 
   onStore('should fail as cancelled, not re-run, a running Operation whose receiver died after a cancel was requested', async () => {
     const cancelled = await queuedOp();

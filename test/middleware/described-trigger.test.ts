@@ -4,10 +4,10 @@
  */
 import { describe, expect } from '@jest/globals';
 import { buildEventTriggerUrl, mintCapabilityIri, mintOperationIri } from '../../src/iri/index.js';
-import { OperationQueueEmpty, readOperation } from '../../src/middleware/index.js';
+import { OperationQueueEmpty, readOperation, waitForOperation } from '../../src/middleware/index.js';
 import { createOperation } from '../../src/registration/index.js';
 import { literal } from '../../src/store/terms.js';
-import { cfc, plant, xsd } from '../../src/vocab/index.js';
+import { cfc, plant, sm, xsd } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { ANGLE, middlewareSuite, postJson } from './support/harness.js';
 
@@ -60,5 +60,34 @@ describe.each(['embedded', 'remote'] as const)('the event trigger with a descrip
     // The same trigger without a description reads the graph: the genuine Operation runs.
     expect((await postJson(buildEventTriggerUrl(door.address!), { operation_iri: op })).status).toBe(200);
     expect(await door.claimNext(() => ++runs)).toBe(1);
+  });
+
+  onStore('should answer a trigger it claims at once only after the claim, with why the claim did not apply', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    const ran: string[] = [];
+    door.registerCallback(({ operationIri }) => void ran.push(operationIri));
+    await door.start();
+    const { op, description } = await described();
+    const forged = { ...description, properties: { ...description.properties, [ANGLE]: [literal('180', xsd.integer)] } };
+    const refused = await trigger(door.address!, op, forged);
+    expect(refused).toMatchObject({ status: 409, body: { detail: expect.stringContaining('does not hold what its requester described') } });
+    // The graph's deadline is kept even when the description leaves it out.
+    const late = await createOperation(suite.newOgm(), {
+      operationIri: mintOperationIri(plant.OpenDoorOperation),
+      operationClass: plant.OpenDoorOperation,
+      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+      deadline: new Date(Date.now() + 60_000),
+    });
+    const { [sm.deadline]: _deadline, ...undated } = Object.fromEntries(late.values);
+    expect((await trigger(door.address!, late.iri, { types: [...late.classes], properties: undated })).status).toBe(409);
+    const missing = mintOperationIri(plant.OpenDoorOperation);
+    expect((await trigger(door.address!, missing, description)).status).toBe(404);
+    expect(ran).toEqual([]);
+    // Claimed before the answer: by then the Operation is running or done, never still queued.
+    expect(await trigger(door.address!, op, description)).toEqual({ status: 200, body: { operation: op, status: 'queued' } });
+    expect((await readOperation(suite.newOgm(), op))?.status).not.toBe('queued');
+    expect((await trigger(door.address!, op, description)).status).toBe(409);
+    expect(await waitForOperation(suite.newOgm(), op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+    expect(ran).toEqual([op]);
   });
 });

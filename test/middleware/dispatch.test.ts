@@ -57,7 +57,7 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     expect(kinds).toEqual(expect.arrayContaining(['registered', 'trigger', 'claim', 'done']));
   });
 
-  onStore('should cost a receiver told what the Operation holds 3 store requests: route read, claim and terminal write', async () => {
+  onStore('should cost an idle receiver told what the Operation holds 2 store requests: claim and terminal write', async () => {
     const observed = new FlakyStore(suite.store!);
     const calls: string[] = [];
     // The cancel watch asks about work that runs longer than its interval (a loaded machine may
@@ -70,8 +70,36 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     calls.length = 0;
     const op = await robot.request(OPEN_REQUEST);
     expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
-    // The trigger carries the Operation as written: no fetch after the claim, no type lookup.
-    expect(calls).toEqual(['select', 'update', 'update']);
+    // The trigger carries the Operation as written and is answered once the claim applied: no
+    // route read, no fetch after the claim, no type lookup.
+    expect(calls).toEqual(['update', 'update']);
+  });
+
+  onStore('should resolve with one read an Operation triggered while the receiver is busy, and claim it after', async () => {
+    const observed = new FlakyStore(suite.store!);
+    const calls: string[] = [];
+    observed.failing = (kind, text) => (CANCEL_WATCH.test(text) || calls.push(kind), false);
+    const door = suite.controller({ heartbeatInterval: null, ogm: suite.newOgm(observed) });
+    const held = gate();
+    const ran: number[] = [];
+    door.registerCallback(async ({ data }) => {
+      ran.push(Number(data.testAngle));
+      if (ran.length === 1) await held.promise;
+      return 'opened';
+    });
+    await door.start();
+    const robot = await caller();
+    calls.length = 0;
+    const first = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 1));
+    await until(() => ran.length === 1, 'the first Operation to run');
+    // The only runner is busy: the second trigger is answered after one read, with the Operation queued.
+    const second = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 2));
+    expect(door.queued).toEqual([second]);
+    expect(calls).toEqual(['update', 'select']);
+    held.open();
+    for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+    expect(ran).toEqual([1, 2]);
+    expect(calls).toEqual(['update', 'select', 'update', 'update', 'update']);
   });
 
   onStore('should record failed with the message and a failure snapshot whose id is the resource', async () => {

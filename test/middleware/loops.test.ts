@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { LIMITS } from '../../src/limits.js';
 import { backoffMs, runLoop, sleep } from '../../src/middleware/runtime/loops.js';
-import { WorkQueue } from '../../src/middleware/runtime/work-queue.js';
+import { claimWaiter, WorkQueue } from '../../src/middleware/runtime/work-queue.js';
 import { logSink } from './support/harness.js';
 
 describe('background loops', () => {
@@ -72,7 +72,16 @@ describe('the work queue', () => {
     second.finish();
     q.unshift(second.entry);
     expect(q.snapshot()).toEqual(['urn:op:2']);
-    q.clear();
+    q.clear(new Error('stopping'));
     expect(q.take()).toBeUndefined();
+  });
+
+  it('should tell a waiting trigger why its entry was dropped unclaimed, once', async () => {
+    const q = new WorkQueue();
+    const { waiter, claimed } = claimWaiter();
+    q.push({ operationIri: 'urn:op:1', claimWaiter: waiter });
+    q.clear(new Error('stopping'));
+    waiter.settle();
+    await expect(claimed).rejects.toThrow('stopping');
   });
 });

@@ -1,9 +1,9 @@
 /**
  * Store requests per dispatched Operation, caller and receiver together, counted by the
- * MeasuredStore wrapper each side's OGM writes through: discovery, create, the trigger's read,
- * claim and terminal write, and nothing else; the waiting caller (it requests with `wait`) is told
- * the outcome over the trigger's channel instead of reading the store. A trigger without the Operation's description (the Python
- * reference's payload) still works, at one read more on each side of the claim.
+ * MeasuredStore wrapper each side's OGM writes through: discovery, create, claim and terminal
+ * write, and nothing else. The idle receiver claims inside the trigger instead of reading the
+ * Operation first, and the waiting caller (it requests with `wait`) is told the outcome over the
+ * trigger's channel instead of reading the store.
  */
 import { describe, expect } from '@jest/globals';
 import { MeasuredStore, type StoreRequestKind } from '../../src/store/measured-store.js';
@@ -12,12 +12,8 @@ import { plant } from '../../src/vocab/index.js';
 import { middlewareSuite, OPEN_REQUEST } from './support/harness.js';
 
 const G = 'urn:test:middleware:requests-per-operation';
-/**
- * At most this many store requests per Operation, caller and receiver together: discovery and
- * create, the receiver's read at the trigger (it must refuse a trigger when its store is away),
- * claim and terminal write.
- */
-const MAX_REQUESTS_PER_OPERATION = 5;
+/** At most this many store requests per Operation, caller and receiver together: discovery, create, claim and terminal write. */
+const MAX_REQUESTS_PER_OPERATION = 4;
 const OPERATIONS = 10;
 
 describe.each(['embedded', 'remote'] as const)('store requests per Operation on the %s store', (kind) => {
@@ -65,8 +61,8 @@ describe.each(['embedded', 'remote'] as const)('store requests per Operation on 
       counted.length -= 1; // that check's own read
     }
     expect(counted.length / OPERATIONS).toBeLessThanOrEqual(MAX_REQUESTS_PER_OPERATION);
-    // Discovery and create by the caller, route read, claim and terminal write by the receiver: no fetch, no status read.
-    expect(counted.slice(0, 5)).toEqual(['select', 'update', 'select', 'conditional_update', 'conditional_update']);
+    // Discovery and create by the caller, claim and terminal write by the receiver: no route read, no fetch, no status read.
+    expect(counted.slice(0, 4)).toEqual(['select', 'update', 'conditional_update', 'conditional_update']);
   });
 
   onStore('should wake a waiter with a failure exactly as the store holds it', async () => {

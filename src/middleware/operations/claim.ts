@@ -116,13 +116,18 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
       });
       flight.running = true;
       flight.runningSince = performance.now();
+      entry.claimWaiter?.settle();
       if (flight.abort.signal.aborted) await giveUp(ctx, entry.operationIri);
       return { entry: resolved, flight, finish, claimedAt };
     } catch (error) {
       finish();
       ctx.outcomes.settle(entry.operationIri, null);
+      // A past deadline was recorded as the Operation's failure: the receiver has taken it.
+      if (error instanceof OperationDeadlineError) entry.claimWaiter?.settle();
+      else entry.claimWaiter?.settle(error instanceof Error ? error : new Error(String(error)));
       if (error instanceof StoreError) {
-        ctx.queue.unshift(resolved ? { ...resolved, claimSent: true } : entry);
+        // Retried whether or not the trigger's caller reverts: a retry then finds no queued Operation.
+        ctx.queue.unshift({ ...(resolved ?? entry), claimWaiter: undefined, ...(resolved && { claimSent: true }) });
         throw error;
       }
       if (error instanceof UnavailableError) throw error;

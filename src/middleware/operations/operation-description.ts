@@ -38,10 +38,13 @@ export function describedDeadline(description: OperationDescription): Date | und
   return value === undefined ? undefined : new Date(value);
 }
 
-/** The values a claim requires besides the status: every described property but the status. */
+/**
+ * The values a claim requires besides the status: every described property but the status, and
+ * no `sm:deadline` when none is described, so the deadline the receiver keeps is the graph's.
+ */
 export function claimExpectations(description: OperationDescription): Record<string, readonly Term[]> {
   const { [svc.operationStatus]: _status, ...rest } = description.properties;
-  return rest;
+  return { [sm.deadline]: [], ...rest };
 }
 
 /** The Operation as a claim that applied left it: what `ogm.fetch` would read right after. */

@@ -4,7 +4,7 @@ import { OperationStatus } from '../../vocab/status.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import type { TriggerAnswer } from '../surface/contract.js';
 import { readOperationRoute } from './operation-route.js';
-import type { QueueEntry } from '../runtime/work-queue.js';
+import { claimWaiter, type QueueEntry } from '../runtime/work-queue.js';
 import { currentTrace } from '../../tracing/trace-scope.js';
 import { mintCapabilityIri, mintWorkflowIri } from '../../iri/mint.js';
 import { describedCapability, describedDeadline, type OperationDescription } from './operation-description.js';
@@ -64,18 +64,30 @@ function describedEntry(ctx: MiddlewareContext, operationIri: string, serviceIri
   );
 }
 
+/** What the event trigger asks of the instance's callback worker. */
+export interface TriggerWorker {
+  /** Starts claiming what is queued. */
+  kick(): void;
+  /** True when an Operation enqueued now would be claimed in the same step. */
+  takesAtOnce(): boolean;
+}
+
 /**
- * Handles one event trigger; `onEnqueue` runs after an Operation was enqueued (it kicks the
- * callback worker), after one read; with the requester's description of the Operation, the
- * claim then requires exactly what was described instead of reading the Operation again.
+ * Handles one event trigger. With the requester's description of the Operation, the claim
+ * requires exactly what was described instead of reading the Operation; and when the callback
+ * worker would take it at once, the trigger answers only after the claim applied, which spares
+ * the read: the claim is then the store request that tells whether the receiver can take the
+ * Operation (a receiver that cannot reach its store must refuse the trigger, so that the caller
+ * reverts). Otherwise one read resolves the Operation before it is enqueued.
  * @throws ValueError for a malformed IRI; UnavailableError (503) unless started, or in
  *   watchdog mode; OperationResolutionError (404) when no such Operation exists;
- *   TransitionConflictError (409) when it is not queued or not addressed to this Service.
+ *   TransitionConflictError (409) when it is not queued or not addressed to this Service, or does
+ *   not hold what was described; StoreError when the store did not answer.
  */
 export async function handleTrigger(
   ctx: MiddlewareContext,
   operationIri: unknown,
-  onEnqueue: () => void,
+  worker: TriggerWorker,
   described?: OperationDescription,
 ): Promise<TriggerAnswer> {
   const iri = assertIri(operationIri, 'operation_iri');
@@ -84,18 +96,46 @@ export async function handleTrigger(
   const answer: TriggerAnswer = { operation: iri, status: 'queued' };
   if (ctx.queue.has(iri)) return answer;
   const { serviceIri } = ctx.service('event trigger');
-  // The read stays even with a description: a receiver that cannot reach its store must refuse
-  // the trigger (the caller then reverts), not take work it cannot claim. The description still
-  // spares the claim its read of the Operation.
+  if (described && worker.takesAtOnce()) {
+    const { waiter, claimed } = claimWaiter();
+    try {
+      if (enqueue(ctx, { ...describedEntry(ctx, iri, serviceIri, described), claimWaiter: waiter }, worker)) await claimed;
+    } catch (error) {
+      throw await whyNotClaimed(ctx, iri, serviceIri, error);
+    }
+    return answer;
+  }
   const route = await resolveEntry(ctx, iri, serviceIri);
-  const entry = described ? { ...describedEntry(ctx, iri, serviceIri, described), deadline: route.deadline } : route;
   // Checked again after the read: the instance may have begun stopping, or a concurrent
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');
-  const trace = currentTrace();
-  if (!ctx.queue.push(trace ? { ...entry, trace } : entry)) return answer;
-  ctx.logger.debug({ operation: iri, workflow: entry.workflowName }, 'operation enqueued');
-  ctx.record('trigger', { operation: iri, workflow: entry.workflowIri });
-  onEnqueue();
+  enqueue(ctx, described ? describedEntry(ctx, iri, serviceIri, described) : route, worker);
   return answer;
+}
+
+/** Enqueues an entry under the current trace and kicks the worker; false when it was queued already. */
+function enqueue(ctx: MiddlewareContext, entry: QueueEntry, worker: TriggerWorker): boolean {
+  const trace = currentTrace();
+  if (!ctx.queue.push(trace ? { ...entry, trace } : entry)) return false;
+  ctx.logger.debug({ operation: entry.operationIri, workflow: entry.workflowName }, 'operation enqueued');
+  ctx.record('trigger', { operation: entry.operationIri, workflow: entry.workflowIri });
+  worker.kick();
+  return true;
+}
+
+/**
+ * The error a trigger answers when the claim it waited for did not apply. A lost compare-and-set
+ * says only that the graph differs from the description: one read then tells whether the
+ * Operation is missing, not queued or not addressed here, as the trigger without a claim would.
+ */
+async function whyNotClaimed(ctx: MiddlewareContext, operationIri: string, serviceIri: string, error: unknown): Promise<unknown> {
+  if (!(error instanceof TransitionConflictError)) return error;
+  try {
+    await resolveEntry(ctx, operationIri, serviceIri);
+  } catch (reason) {
+    return reason;
+  }
+  return new TransitionConflictError(
+    `Operation <${operationIri}> does not hold what its requester described with the trigger (a class or value differs); it was not claimed`,
+  );
 }

@@ -74,6 +74,20 @@ export class CallbackWorker {
     }
   }
 
+  /**
+   * True when an Operation enqueued now would be claimed at once, in the enqueuing step: a
+   * callback is registered with a runner free, and nothing is queued before it.
+   */
+  takesAtOnce(): boolean {
+    return (
+      this.callback !== undefined &&
+      this.runners.size < this.callback.concurrency &&
+      this.ctx.phase === 'started' &&
+      this.ctx.queue.size === 0 &&
+      !this.stopped.signal.aborted
+    );
+  }
+
   /** Stops taking new work (the claims in flight, if any, are left to stop()'s grace period). */
   stop(): void {
     this.stopped.abort();

@@ -1,5 +1,5 @@
 import type { RequestListener, Server } from 'node:http';
-import { RuntimeError } from '../../errors.js';
+import { RuntimeError, UnavailableError } from '../../errors.js';
 import { markOperationFailed } from '../../registration/operation-status.js';
 import { deregisterService } from '../../registration/services.js';
 import type { CallbackWorker } from './callback-worker.js';
@@ -104,7 +104,7 @@ export class Lifecycle {
       await becomeReachable(ctx);
     } catch (error) {
       await probed.catch(() => undefined);
-      ctx.queue.clear();
+      ctx.queue.clear(new UnavailableError('the middleware failed to start; the Operation was not claimed'));
       await ctx.connectors.close();
       await deregisterService(ctx.ogm, serviceIri, ctx.graph).catch((e: unknown) =>
         ctx.logger.error({ err: e, service: serviceIri }, 'start failed and the Service could not be deregistered'),
@@ -181,7 +181,7 @@ export class Lifecycle {
     await Promise.all(this.loopRuns);
     this.worker.stop();
     await this.drainInFlight();
-    ctx.queue.clear();
+    ctx.queue.clear(new UnavailableError('the middleware is stopping; the Operation was not claimed'));
     ctx.outcomes.close();
     ctx.awaited.close();
     await this.deregister();

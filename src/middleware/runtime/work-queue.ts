@@ -21,6 +21,30 @@ export interface QueueEntry {
   readonly trace?: TraceContext;
   /** What the Operation holds, as its requester described it with the trigger: the claim requires exactly that. */
   readonly described?: OperationDescription;
+  /** Told once whether its claim applied: an event trigger that claims before it answers waits on it. */
+  readonly claimWaiter?: ClaimWaiter;
+}
+
+/** Settled once by the claim of a queue entry: without an error when the receiver took the Operation. */
+export interface ClaimWaiter {
+  settle(error?: Error): void;
+}
+
+/** A {@link ClaimWaiter} and the promise it settles. */
+export function claimWaiter(): { waiter: ClaimWaiter; claimed: Promise<void> } {
+  let waiter!: ClaimWaiter;
+  const claimed = new Promise<void>((resolve, reject) => {
+    let settled = false;
+    waiter = {
+      settle: (error) => {
+        if (settled) return;
+        settled = true;
+        if (error === undefined) resolve();
+        else reject(error);
+      },
+    };
+  });
+  return { waiter, claimed };
 }
 
 /** An Operation taken from the queue and not finished yet. */
@@ -116,8 +140,9 @@ export class WorkQueue {
     return this.entries.map((e) => e.operationIri);
   }
 
-  /** Empties the queue (in-flight records stay until their claims finish). */
-  clear(): void {
+  /** Empties the queue (in-flight records stay until their claims finish); a waiting trigger is told `reason`. */
+  clear(reason: Error): void {
+    for (const entry of this.entries) entry.claimWaiter?.settle(reason);
     this.entries.length = 0;
     this.queued.clear();
   }

@@ -5,7 +5,7 @@ import { APP_WELCOME } from '../constants.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import type { HttpSurface } from './contract.js';
 import { Mode } from '../runtime/mode.js';
-import { handleTrigger } from '../operations/trigger.js';
+import { handleTrigger, type TriggerWorker } from '../operations/trigger.js';
 import { parseDescription } from '../operations/operation-description.js';
 import type { SurfaceCall } from '../../metrics/middleware-metrics.js';
 
@@ -14,7 +14,7 @@ import type { SurfaceCall } from '../../metrics/middleware-metrics.js';
  * getters, its event trigger, its probes and its activity feed. In watchdog mode there are no
  * workflows or states and the trigger answers 503.
  */
-export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): HttpSurface {
+export function buildSurface(ctx: MiddlewareContext, worker: TriggerWorker): HttpSurface {
   const resource = ctx.options.mode === Mode.RESOURCE;
   return {
     welcome: APP_WELCOME,
@@ -25,7 +25,7 @@ export function buildSurface(ctx: MiddlewareContext, onEnqueue: () => void): Htt
       // Refused before the graph is read: the caller reverts its Operation and may pick another realizer.
       if (down !== undefined)
         throw new UnavailableError(`${down}: the Operation was not enqueued; dispatch to another realizer or retry when it answers`);
-      return handleTrigger(ctx, operationIri, onEnqueue, description === undefined ? undefined : parseDescription(description));
+      return handleTrigger(ctx, operationIri, worker, description === undefined ? undefined : parseDescription(description));
     },
     ...(resource && { outcome: (operationIri: string) => ctx.outcomes.listen(operationIri) }),
     live: () => ctx.phase !== 'stopped',
