@@ -92,22 +92,31 @@ export class OpcuaConnection {
 
   private async connectOnce(): Promise<void> {
     if (this.closed) return;
-    const { endpoint, logger } = this.options;
+    const { endpoint, logger, pkiDir } = this.options;
+    let attempt: OPCUAClient | undefined;
     try {
-      const client = (this.client = this.opcua.OPCUAClient.create({
-        applicationName: 'semantic-middleware',
-        endpointMustExist: false,
-        securityMode: this.opcua.MessageSecurityMode[endpoint.securityMode],
-        securityPolicy: this.opcua.SecurityPolicy[endpoint.securityPolicy],
-        // One retry policy: the connection's own backoff, not node-opcua's.
-        connectionStrategy: { maxRetry: 0, initialDelay: LIMITS.connectorReconnectMinMs, maxDelay: LIMITS.connectorReconnectMinMs },
-        keepSessionAlive: true,
-        ...(this.options.pkiDir !== undefined && { clientCertificateManager: await this.certificates(this.options.pkiDir) }),
-      }));
+      const certificates = pkiDir === undefined ? undefined : await this.certificates(pkiDir);
+      // Closed while the certificates loaded (slow on a loaded machine): no client at all.
+      if (this.closed) return;
+      const client =
+        (attempt =
+        this.client =
+          this.opcua.OPCUAClient.create({
+            applicationName: 'semantic-middleware',
+            endpointMustExist: false,
+            securityMode: this.opcua.MessageSecurityMode[endpoint.securityMode],
+            securityPolicy: this.opcua.SecurityPolicy[endpoint.securityPolicy],
+            // One retry policy: the connection's own backoff, not node-opcua's.
+            connectionStrategy: { maxRetry: 0, initialDelay: LIMITS.connectorReconnectMinMs, maxDelay: LIMITS.connectorReconnectMinMs },
+            keepSessionAlive: true,
+            ...(certificates !== undefined && { clientCertificateManager: certificates }),
+          }));
       client.on('connection_lost', () => this.lostIf(client, 'the secure channel to the server was lost'));
       client.on('close', () => this.lostIf(client, 'the secure channel to the server was closed'));
       await client.connect(endpoint.url);
       const session = await client.createSession(this.identity());
+      // Closed or superseded meanwhile: teardown() ended the client but never saw this session.
+      if (this.client !== client) return void (await ended(client, session));
       session.on('session_closed', () => this.lostIf(client, 'the server closed the session'));
       session.on('keepalive_failure', () => this.lostIf(client, 'the session stopped answering keep-alives'));
       // node-opcua makes a new session by itself when the server dropped one; the connection
@@ -122,6 +131,9 @@ export class OpcuaConnection {
       logger.info(this.options.serves(), 'connector connected');
       this.keepAlive(client, session);
     } catch (error) {
+      // A client ended by close() or replaced after a loss fails its pending steps: that is no
+      // news, and failed() would tear down its successor.
+      if (this.closed || (attempt !== undefined && this.client !== attempt)) return;
       this.failed(error);
     }
   }
@@ -182,10 +194,18 @@ export class OpcuaConnection {
     this.current = undefined;
     this.up = false;
     if (client === undefined) return;
-    client.removeAllListeners();
-    session?.removeAllListeners();
-    // A session on a dead channel cannot be closed (the server times it out): bounded wait.
-    if (session !== undefined) await withTimeout(session.close(true), SESSION_CLOSE_MS, () => new Error('timeout')).catch(() => undefined);
-    await client.disconnect().catch(() => undefined);
+    await ended(client, session);
   }
+}
+
+/**
+ * Closes a session and disconnects its client, each within {@link SESSION_CLOSE_MS}: a session on
+ * a dead channel cannot be closed (the server times it out), and a stop must not wait on either.
+ */
+async function ended(client: OPCUAClient, session?: ClientSession): Promise<void> {
+  client.removeAllListeners();
+  session?.removeAllListeners();
+  const bounded = (step: Promise<unknown>) => withTimeout(step, SESSION_CLOSE_MS, () => new Error('timeout')).catch(() => undefined);
+  if (session !== undefined) await bounded(session.close(true));
+  await bounded(client.disconnect());
 }
