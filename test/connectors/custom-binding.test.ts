@@ -9,9 +9,9 @@ import {
   type ParameterValue,
 } from '../../src/middleware/index.js';
 import { namedNode } from '../../src/store/terms.js';
-import { inf, plant, RDFS, XSD } from '../../src/vocab/index.js';
+import { inf, RDFS, XSD } from '../../src/vocab/index.js';
 import { middlewareSuite } from '../middleware/support/harness.js';
-import { EX, lit } from './support.js';
+import { DOOR, DOOR_ABOX, EX, lit } from './support.js';
 
 const G = 'urn:test:connectors:custom';
 const IS_FAKE = `${EX}isFakeParameter`;
@@ -43,8 +43,9 @@ const TURTLE = `
 <${EX}hasTemperature> <${RDFS('subPropertyOf')}> <${IS_FAKE}> ;
   <${RDFS('range')}> [ <http://www.w3.org/2002/07/owl#onProperty> <${inf.hasValue}> ; <http://www.w3.org/2002/07/owl#allValuesFrom> <${XSD('integer')}> ] .
 <${EX}hasMode> <${RDFS('subPropertyOf')}> <${IS_FAKE}> .
-<${plant.door1}> <${EX}hasTemperature> [ <${inf.accessMode}> "readwrite" ; <${CHANNEL}> ${lit('a')} ] .
-<${plant.door1}> <${EX}hasMode> [ <${inf.accessMode}> "sideways" ; <${inf.hasValue}> true ; <${CHANNEL}> ${lit('b')} ] .
+${DOOR_ABOX}
+<${DOOR}> <${EX}hasTemperature> [ <${inf.accessMode}> "readwrite" ; <${CHANNEL}> ${lit('a')} ] .
+<${DOOR}> <${EX}hasMode> [ <${inf.accessMode}> "sideways" ; <${inf.hasValue}> true ; <${CHANNEL}> ${lit('b')} ] .
 `;
 
 describe.each(['embedded', 'remote'] as const)('a custom connector binding on the %s store', (kind) => {
@@ -57,7 +58,12 @@ describe.each(['embedded', 'remote'] as const)('a custom connector binding on th
     registry.register(fake.binding);
     expect(() => registry.register(fake.binding)).toThrow(/has a connector binding already/);
     const calls: unknown[] = [];
-    const mw = suite.controller({ connectorRegistry: registry, connectorMaxAge: 1, ensureTransport: (...args) => void calls.push(args) });
+    const mw = suite.controller({
+      resourceIri: DOOR,
+      connectorRegistry: registry,
+      connectorMaxAge: 1,
+      ensureTransport: (...args) => void calls.push(args),
+    });
     await mw.start();
     // The HTTP listen address, then each transport once, in parameter-name order (hasMode on "b" first).
     expect(calls).toEqual([
@@ -96,14 +102,18 @@ describe.each(['embedded', 'remote'] as const)('a custom connector binding on th
 
   suite.onStore('should serve nothing from a registry without bindings, and write nothing when observing', async () => {
     await suite.store!.load(TURTLE, { graph: G, format: 'text/turtle' });
-    const empty = suite.controller({ connectorRegistry: new ConnectorRegistry(), port: 0 });
+    const empty = suite.controller({ resourceIri: DOOR, connectorRegistry: new ConnectorRegistry(), port: 0 });
     await empty.start();
     expect(await (await fetch(`${empty.address!}/parameters`)).json()).toEqual({ parameters: [] });
     await empty.stop();
     const fake = fakeBinding();
     const registry = new ConnectorRegistry();
     registry.register(fake.binding);
-    const observer = suite.controller({ connectorRegistry: registry, connectorSyncDirection: SyncDirection.TO_PERSISTENCE });
+    const observer = suite.controller({
+      resourceIri: DOOR,
+      connectorRegistry: registry,
+      connectorSyncDirection: SyncDirection.TO_PERSISTENCE,
+    });
     await observer.start();
     const put = await fetch(`${observer.address!}/parameters/hasTemperature`, {
       method: 'PUT',

@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import type { MqttClient } from 'mqtt';
 import { SyncDirection, type SemanticMiddleware, type SemanticMiddlewareOptions } from '../../src/middleware/index.js';
-import { plant } from '../../src/vocab/index.js';
 import { brokerAddress, brokerUrl } from '../support/broker.js';
 import { logSink, middlewareSuite, until } from '../middleware/support/harness.js';
-import { EX, getJson, parametersTurtle, put, TBOX, testClient, topicPrefix, type ParameterNode } from './support.js';
+import { DOOR, DOOR_ABOX, EX, getJson, parametersTurtle, put, TBOX, testClient, topicPrefix, type ParameterNode } from './support.js';
 
 const G = 'urn:test:connectors:mqtt';
 const motor = `${EX}motor1`;
@@ -18,11 +17,11 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
     await Promise.all(clients.splice(0).map((c) => c.endAsync(true)));
   });
 
-  /** Loads the TBox and `nodes` (plus door1 → motor1), starts door1's controller, returns it with a test client. */
+  /** Loads the TBox and `nodes` (plus the door → motor1), starts the door's controller, returns it with a test client. */
   async function cell(nodes: readonly ParameterNode[], options: Partial<SemanticMiddlewareOptions> = {}) {
-    const turtle = `${TBOX}\n<${plant.door1}> <${EX}hasMotor> <${motor}> .\n${parametersTurtle(nodes)}`;
+    const turtle = `${TBOX}\n${DOOR_ABOX}\n<${DOOR}> <${EX}hasMotor> <${motor}> .\n${parametersTurtle(nodes)}`;
     await suite.store!.load(turtle, { graph: G, format: 'text/turtle' });
-    const mw = suite.controller(options);
+    const mw = suite.controller({ resourceIri: DOOR, ...options });
     await mw.start();
     const peer = await testClient();
     clients.push(peer.client);
@@ -38,7 +37,7 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
       setTopic: `${t}/speed_set`,
       valuePath: 'data.value',
     },
-    { holder: plant.door1, property: `${EX}isOccupied`, mode: 'read', topic: `${t}/occupied` },
+    { holder: DOOR, property: `${EX}isOccupied`, mode: 'read', topic: `${t}/occupied` },
   ];
 
   const connected = (mw: SemanticMiddleware) => async () => (await fetch(`${mw.address!}/readyz`)).status === 200;
@@ -156,9 +155,9 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
     const odd = `${t}/"quoted" }> \\ ünï {?x}/ space`;
     const { mw, peer, url } = await cell([
       { holder: motor, property: `${EX}hasSpeed`, mode: 'readwrite', topic: '#', setTopic: `${t}/+` },
-      { holder: plant.door1, property: `${EX}isOccupied`, topic: `${t}/+/occupied` },
+      { holder: DOOR, property: `${EX}isOccupied`, topic: `${t}/+/occupied` },
       { holder: motor, property: `${EX}isOccupied`, topic: `${t}/line\nbreak` },
-      { holder: plant.door1, property: `${EX}hasLabel`, topic: odd },
+      { holder: DOOR, property: `${EX}hasLabel`, topic: odd },
     ]);
     expect((await getJson(url('/parameters'))).body.parameters!.map((p) => p.name)).toEqual(['hasLabel']);
     await until(connected(mw), 'the connector to connect');
@@ -172,7 +171,7 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
     const calls: [string, number][] = [];
     const nodes: ParameterNode[] = [
       ...speedAndOccupied(t),
-      { holder: plant.door1, property: `${EX}hasLabel`, topic: `${t}/label`, host: 'localhost' },
+      { holder: DOOR, property: `${EX}hasLabel`, topic: `${t}/label`, host: 'localhost' },
     ];
     const { url } = await cell(nodes, { ensureTransport: (host, p) => void calls.push([host, p]) });
     expect((await getJson(url('/parameters'))).body.parameters).toHaveLength(3);
@@ -191,7 +190,7 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
         server.close(() => resolve(port));
       });
     });
-    const { url } = await cell([{ holder: plant.door1, property: `${EX}isOccupied`, topic: 'x/occupied', port: closedPort }]);
+    const { url } = await cell([{ holder: DOOR, property: `${EX}isOccupied`, topic: 'x/occupied', port: closedPort }]);
     expect((await fetch(url('/readyz'))).status).toBe(503);
     expect((await getJson(url('/parameters/isOccupied'))).body.value).toBeNull();
   });
@@ -210,8 +209,8 @@ describe.each(['embedded', 'remote'] as const)('MQTT connectors on the %s store'
         valuePath: `${t}-envelope.v`,
         host: 'localhost',
       },
-      { holder: plant.door1, property: `${EX}isOccupied`, mode: 'read', topic: `${t}/occupied`, host: 'localhost' },
-      { holder: plant.door1, property: `${EX}hasLabel`, topic: `${t}/#`, host: 'localhost' },
+      { holder: DOOR, property: `${EX}isOccupied`, mode: 'read', topic: `${t}/occupied`, host: 'localhost' },
+      { holder: DOOR, property: `${EX}hasLabel`, topic: `${t}/#`, host: 'localhost' },
     ];
     const { mw, peer, url } = await cell(nodes, { logger: sink.logger, activityFeed: true });
     await until(connected(mw), 'the connector to connect');

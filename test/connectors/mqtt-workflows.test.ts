@@ -4,7 +4,7 @@ import { openMqttWorkflows, type MqttWorkflows } from '../../src/connectors/mqtt
 import { plant } from '../../src/vocab/index.js';
 import { brokerAddress, brokerUrl } from '../support/broker.js';
 import { logSink, middlewareSuite, postJson, until } from '../middleware/support/harness.js';
-import { EX, TBOX, topicPrefix } from './support.js';
+import { DOOR, DOOR_ABOX, EX, TBOX, topicPrefix } from './support.js';
 import { responder, WORKFLOW_TBOX, workflowsTurtle, type Behaviour, type WorkflowNode } from './workflow-support.js';
 
 const G = 'urn:test:connectors:workflows';
@@ -22,13 +22,13 @@ describe.each(['embedded', 'remote'] as const)('workflows bound to MQTT on the %
 
   /** Loads `nodes`, binds door1's MQTT workflows into a started middleware; a device answers `behaviour` on the close topic. */
   async function door(t: string, nodes: WorkflowNode[], behaviour: Behaviour) {
-    await suite.store!.load(`${TBOX}\n${WORKFLOW_TBOX}\n${workflowsTurtle(nodes)}`, { graph: G, format: 'text/turtle' });
+    await suite.store!.load(`${TBOX}\n${DOOR_ABOX}\n${WORKFLOW_TBOX}\n${workflowsTurtle(nodes)}`, { graph: G, format: 'text/turtle' });
     const device = await responder(`${t}/close/cmd`, behaviour);
     clients.push(device.client);
     const sink = logSink('info');
-    const mqtt = await openMqttWorkflows({ source: suite.newOgm().db, resource: plant.door1, logger: sink.logger });
+    const mqtt = await openMqttWorkflows({ source: suite.newOgm().db, resource: DOOR, logger: sink.logger });
     opened.push(mqtt);
-    const mw = suite.create({ resourceIri: plant.door1, serviceClass: plant.ControllerService, logger: sink.logger });
+    const mw = suite.create({ resourceIri: DOOR, serviceClass: plant.ControllerService, logger: sink.logger });
     for (const w of mqtt.workflows) mw.workflow(w.options, w.invoke);
     await mw.start();
     await until(() => mqtt.connected(), 'the workflow broker to connect');
@@ -37,7 +37,7 @@ describe.each(['embedded', 'remote'] as const)('workflows bound to MQTT on the %
   }
 
   const closeNode = (t: string, extra: Partial<WorkflowNode> = {}): WorkflowNode => ({
-    holder: plant.door1,
+    holder: DOOR,
     property: `${EX}close`,
     ...CLOSE,
     commandTopic: `${t}/close/cmd`,
@@ -82,11 +82,11 @@ describe.each(['embedded', 'remote'] as const)('workflows bound to MQTT on the %
   test('should leave out workflows with hostile or missing topics, with a warning that shows no value', async () => {
     const t = topicPrefix();
     const hostile: WorkflowNode[] = [
-      { holder: plant.door1, property: `${EX}hostile1`, ...CLOSE, commandTopic: `${t}/#`, responseTopic: `${t}/r1` },
-      { holder: plant.door1, property: `${EX}hostile2`, ...CLOSE, commandTopic: `${t}/c2`, responseTopic: `${t}/+/r2` },
-      { holder: plant.door1, property: `${EX}hostile3`, ...CLOSE, commandTopic: `${t}/c3\u0007x`, responseTopic: `${t}/r3` },
-      { holder: plant.door1, property: `${EX}hostile4`, ...CLOSE, commandTopic: `${t}/c4` },
-      { holder: plant.door1, property: `${EX}lock`, commandTopic: `${t}/c5`, responseTopic: `${t}/r5` },
+      { holder: DOOR, property: `${EX}hostile1`, ...CLOSE, commandTopic: `${t}/#`, responseTopic: `${t}/r1` },
+      { holder: DOOR, property: `${EX}hostile2`, ...CLOSE, commandTopic: `${t}/c2`, responseTopic: `${t}/+/r2` },
+      { holder: DOOR, property: `${EX}hostile3`, ...CLOSE, commandTopic: `${t}/c3\u0007x`, responseTopic: `${t}/r3` },
+      { holder: DOOR, property: `${EX}hostile4`, ...CLOSE, commandTopic: `${t}/c4` },
+      { holder: DOOR, property: `${EX}lock`, commandTopic: `${t}/c5`, responseTopic: `${t}/r5` },
     ];
     const { mqtt, sink, call } = await door(t, [closeNode(t), ...hostile], (_args, correlation) => [
       { payload: '"closed"', correlationData: correlation },

@@ -1,11 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import type { ParameterView } from '../../src/middleware/index.js';
-import { inf, OWL, RDFS, XSD } from '../../src/vocab/index.js';
+import { inf, OWL, plant, RDFS, XSD } from '../../src/vocab/index.js';
 import { brokerAddress } from '../support/broker.js';
 
 /** Test-only domain vocabulary: a component link and two MQTT parameters. */
 export const EX = 'urn:test:connectors#';
+
+/**
+ * The door these tests declare connectors on. Not the example plant's door1: queries see the
+ * union of all graphs, so on a store shared by the whole suite a door1 sidecar of another test
+ * would take up these declarations.
+ */
+export const DOOR = `${EX}door`;
+
+/** Makes {@link DOOR} a door of the example plant. */
+export const DOOR_ABOX = `<${DOOR}> a <${plant.Door}> , <${OWL('NamedIndividual')}> .`;
 
 /** A Turtle string literal (JSON escapes are Turtle escapes for what we write). */
 export const lit = (text: string): string => JSON.stringify(text);
