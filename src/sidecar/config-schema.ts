@@ -1,13 +1,12 @@
 /**
  * What the sidecar derives from the settings table (`src/settings.ts`): the JSON Schema of a
- * config file, compiled once with ajv (all errors at once, no coercion, no defaults injected,
- * unknown keys refused at every level), the keys known at each level, the environment variables
- * and how their text is read.
+ * config file and the ajv options it is checked with (`config-validator.ts`), the keys known at
+ * each level, the environment variables and how their text is read.
  *
  * The schema checks shapes and ranges only; what needs more (IRIs and CURIEs, names, URLs,
  * paths, cross-field rules) is checked by the resolvers in `config-resolve*.ts`.
  */
-import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
+import type { Options, SchemaObject } from 'ajv';
 import { OTHER_ENV_VARS, SETTING_ROWS, SETTINGS, type Setting, type SettingPath } from '../settings.js';
 
 const childrenOf = (head: string): (readonly [SettingPath, Setting])[] =>
@@ -102,16 +101,17 @@ export function textKindOf(path: string): TextKind {
   return type === '"array"' ? 'list' : 'text';
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
-const validate = ajv.compile(SIDECAR_CONFIG_SCHEMA);
+/** The module of ajv's standalone validator, generated at build time beside `config-validator.js` in `dist/sidecar/`. */
+export const GENERATED_VALIDATOR = 'config-validate.generated.js';
 
-/**
- * Checks `settings` against {@link SIDECAR_CONFIG_SCHEMA}; returns ajv's errors (empty when
- * the shape is valid). Turned into messages naming field and source by `config-issues.ts`.
- */
-export function schemaErrors(settings: unknown): ErrorObject[] {
-  return validate(settings) ? [] : [...(validate.errors ?? [])];
-}
+/** How {@link SIDECAR_CONFIG_SCHEMA} is checked: all errors at once, no coercion, no defaults injected. */
+export const CONFIG_AJV_OPTIONS: Readonly<Options> = Object.freeze({
+  allErrors: true,
+  strict: true,
+  allowUnionTypes: true,
+  coerceTypes: false,
+  useDefaults: false,
+});
 
 const code = (text: string): string => `\`${text}\``;
 const cell = (text: string): string => text.replace(/\|/gu, '\\|');

@@ -33,7 +33,8 @@ import {
 } from './config-layers.js';
 import { resolveConfig } from './config-resolve.js';
 import { storeKindOf } from './config-resolve-store.js';
-import { CONFIG_KEYS, SECRET_PATHS, schemaErrors } from './config-schema.js';
+import { CONFIG_KEYS, SECRET_PATHS } from './config-schema.js';
+import { schemaErrors } from './config-validator.js';
 import type { SidecarConfig, StoreConfig } from './config-types.js';
 
 export type * from './config-types.js';

@@ -12,7 +12,8 @@ import {
   type LoadSidecarConfigOptions,
   type SidecarConfig,
 } from '../../src/sidecar/config.js';
-import { schemaErrors, SIDECAR_CONFIG_SCHEMA } from '../../src/sidecar/config-schema.js';
+import { SIDECAR_CONFIG_SCHEMA } from '../../src/sidecar/config-schema.js';
+import { schemaErrors } from '../../src/sidecar/config-validator.js';
 import { OWL, PLANT, RDF, svc } from '../../src/vocab/index.js';
 import { selfSigned } from '../middleware/surface/support/self-signed.js';
 

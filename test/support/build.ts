@@ -50,7 +50,7 @@ async function lock(): Promise<boolean> {
 }
 
 /**
- * Builds dist/ with `tsc -p tsconfig.build.json` unless it is newer than every src/ file. Type
+ * Builds dist/ as `npm run build` does unless it is newer than every src/ file. Type
  * errors elsewhere in a tree being edited do not stop tsc from emitting, so only a missing
  * dist/cli/main.js counts as a failure.
  * @throws Error when dist/cli/main.js is still missing afterwards.
@@ -65,6 +65,8 @@ export async function ensureBuilt(): Promise<void> {
       if (await isFresh()) break;
       const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
       await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(() => undefined);
+      // The rest of `npm run build`: the config validator the sidecar loads instead of compiling it.
+      await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'build-config-validator.mjs')], { cwd: ROOT });
       break;
     } finally {
       await rm(LOCK, { recursive: true, force: true });
