@@ -7,7 +7,7 @@ import { readOperationRoute } from './operation-route.js';
 import { claimWaiter, type QueueEntry } from '../runtime/work-queue.js';
 import { currentTrace } from '../../tracing/trace-scope.js';
 import { mintCapabilityIri, mintWorkflowIri } from '../../iri/mint.js';
-import { describedCapability, describedDeadline, type OperationDescription } from './operation-description.js';
+import { describedCapability, type OperationDescription } from './operation-description.js';
 
 /**
  * The receiver's event trigger (`POST /workflows/event_trigger/execute`): enqueues an existing,
@@ -42,21 +42,17 @@ export async function resolveEntry(ctx: MiddlewareContext, operationIri: string,
 /**
  * The entry of a described Operation, from this instance's own registrations: the Workflow
  * registered under the name its Capability was minted from. No request; the claim's
- * compare-and-set confirms the description against the graph.
+ * compare-and-set confirms the description against the graph. It carries no deadline: one known
+ * before the claim fails the Operation unclaimed, which only the graph's word may do (a forged
+ * description must not fail another receiver's work); a described deadline is checked once the
+ * claim confirmed it, before the work starts.
  */
 function describedEntry(ctx: MiddlewareContext, operationIri: string, serviceIri: string, described: OperationDescription): QueueEntry {
   const capability = describedCapability(described);
   const resourceIri = ctx.resource('event trigger');
   for (const entry of ctx.registry.workflows.values()) {
     if (mintCapabilityIri(resourceIri, entry.name) !== capability) continue;
-    const deadline = describedDeadline(described);
-    return {
-      operationIri,
-      workflowIri: mintWorkflowIri(serviceIri, entry.name),
-      workflowName: entry.name,
-      described,
-      ...(deadline && { deadline }),
-    };
+    return { operationIri, workflowIri: mintWorkflowIri(serviceIri, entry.name), workflowName: entry.name, described };
   }
   throw new TransitionConflictError(
     `Operation <${operationIri}> is not addressed to a Capability this Service <${serviceIri}> realizes: ` +
@@ -109,7 +105,8 @@ export async function handleTrigger(
   // Checked again after the read: the instance may have begun stopping, or a concurrent
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');
-  enqueue(ctx, described ? describedEntry(ctx, iri, serviceIri, described) : route, worker);
+  const deadline = route.deadline && { deadline: route.deadline };
+  enqueue(ctx, described ? { ...describedEntry(ctx, iri, serviceIri, described), ...deadline } : route, worker);
   return answer;
 }
 
