@@ -45,6 +45,13 @@ export interface MarkOperationFailedOptions extends GraphOption {
   timestamp?: Date | null;
   /** `sm:failureKind`, written next to the reason; default `error`. */
   kind?: FailureKind | null;
+  /**
+   * Property -> the values the Operation must hold besides its status. When given, the failure
+   * applies only to a `queued` Operation that holds exactly those values (a receiver failing,
+   * unread, an Operation whose passed deadline its requester described: a description the
+   * graph does not hold fails nothing). None when omitted.
+   */
+  expectQueued?: PropertyInputs | null;
 }
 
 /**
@@ -143,7 +150,10 @@ export async function markOperationFailed(
   checkOptions(options, 'markOperationFailed');
   const iri = assertIri(operationIri, 'operationIri');
   if (typeof reason !== 'string') throw new ValueError(`reason must be a string, got ${typeof reason} (Operation <${iri}>)`);
-  const from = priorStatuses('markOperationFailed', OperationStatus.FAILED);
+  const expect = options.expectQueued ?? undefined;
+  if (expect !== undefined && (typeof expect !== 'object' || Array.isArray(expect) || Object.hasOwn(expect, svc.operationStatus)))
+    throw new ValueError(`expectQueued must be an object of property -> values other than the status, got ${preview(expect)}`);
+  const from = expect ? [OperationStatus.QUEUED] : priorStatuses('markOperationFailed', OperationStatus.FAILED);
   const finishedAt = checkDate(options.timestamp ?? new Date(), 'timestamp');
   const outcome: PropertyInputs = {
     [svc.executionResult]: reason,
@@ -151,7 +161,7 @@ export async function markOperationFailed(
     [sm.finishedAt]: finishedAt,
     [sm.failureKind]: checkKind(options.kind, iri),
   };
-  await transition(ogm, iri, OperationStatus.FAILED, from, outcome, graphOf(ogm, options));
+  await transition(ogm, iri, OperationStatus.FAILED, from, outcome, graphOf(ogm, options), expect);
 }
 
 /**

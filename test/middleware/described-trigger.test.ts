@@ -91,35 +91,32 @@ describe.each(['embedded', 'remote'] as const)('the event trigger with a descrip
     expect(ran).toEqual([op]);
   });
 
-  onStore(
-    'should fail a described Operation past its deadline only once the claim confirmed it, and never for a forged description',
-    async () => {
-      const door = suite.controller({ heartbeatInterval: null });
-      const ran: string[] = [];
-      door.registerCallback(({ operationIri }) => void ran.push(operationIri));
-      await door.start();
-      const create = async (capability: string) =>
-        createOperation(suite.newOgm(), {
-          operationIri: mintOperationIri(plant.OpenDoorOperation),
-          operationClass: plant.OpenDoorOperation,
-          capabilityIri: capability,
-          deadline: new Date(Date.now() + 300),
-        });
-      const [ours, theirs] = [await create(mintCapabilityIri(plant.door1, 'open')), await create(mintCapabilityIri(plant.robot1, 'open'))];
-      await new Promise((r) => setTimeout(r, 400));
-      const describe = (w: typeof ours) => ({ types: [...w.classes], properties: Object.fromEntries(w.values) });
-      // A description that moves robot1's Operation to door1 is refused, and robot1's Operation stays queued.
-      const forged = describe(theirs);
-      forged.properties[cfc.implementsCapability] = [{ termType: 'NamedNode', value: mintCapabilityIri(plant.door1, 'open') }];
-      expect((await trigger(door.address!, theirs.iri, forged)).status).toBe(409);
-      expect(await readOperation(suite.newOgm(), theirs.iri)).toMatchObject({ status: 'queued' });
-      // Its own Operation past its deadline is taken, failed with kind deadline, and never run.
-      expect((await trigger(door.address!, ours.iri, describe(ours))).status).toBe(200);
-      expect(await waitForOperation(suite.newOgm(), ours.iri, { timeoutMs: 10_000 })).toMatchObject({
-        status: 'failed',
-        failureKind: 'deadline',
+  onStore('should fail a described Operation past its deadline unclaimed, and never for a forged description', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    const ran: string[] = [];
+    door.registerCallback(({ operationIri }) => void ran.push(operationIri));
+    await door.start();
+    const create = async (capability: string) =>
+      createOperation(suite.newOgm(), {
+        operationIri: mintOperationIri(plant.OpenDoorOperation),
+        operationClass: plant.OpenDoorOperation,
+        capabilityIri: capability,
+        deadline: new Date(Date.now() + 300),
       });
-      expect(ran).toEqual([]);
-    },
-  );
+    const [ours, theirs] = [await create(mintCapabilityIri(plant.door1, 'open')), await create(mintCapabilityIri(plant.robot1, 'open'))];
+    await new Promise((r) => setTimeout(r, 400));
+    const describe = (w: typeof ours) => ({ types: [...w.classes], properties: Object.fromEntries(w.values) });
+    // A description that moves robot1's Operation to door1 is refused, and robot1's Operation stays queued.
+    const forged = describe(theirs);
+    forged.properties[cfc.implementsCapability] = [{ termType: 'NamedNode', value: mintCapabilityIri(plant.door1, 'open') }];
+    expect((await trigger(door.address!, theirs.iri, forged)).status).toBe(409);
+    expect(await readOperation(suite.newOgm(), theirs.iri)).toMatchObject({ status: 'queued' });
+    // Its own Operation past its deadline is taken and failed with kind deadline straight from
+    // queued (never claimed, so never seen running), and never run.
+    expect((await trigger(door.address!, ours.iri, describe(ours))).status).toBe(200);
+    const failed = await waitForOperation(suite.newOgm(), ours.iri, { timeoutMs: 10_000 });
+    expect(failed).toMatchObject({ status: 'failed', failureKind: 'deadline' });
+    expect(failed?.claimedAt).toBeUndefined();
+    expect(ran).toEqual([]);
+  });
 });

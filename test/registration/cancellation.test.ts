@@ -11,7 +11,7 @@ import {
   setOperationStatus,
   sweepStaleServices,
 } from '../../src/registration/index.js';
-import { FailureKind, ONTOLOGY_GRAPHS, plant, sm } from '../../src/vocab/index.js';
+import { cfc, FailureKind, ONTOLOGY_GRAPHS, plant, sm } from '../../src/vocab/index.js';
 import { addService, OPEN_DOOR, rejection, storeSuite, type RegisteredService } from './support/plant-graph.js';
 
 /**
@@ -128,6 +128,38 @@ describe.each(['embedded', 'remote'] as const)('cancelling Operations on the %s 
     await sweepStaleServices(suite.ogm, 60, { now: new Date(Date.now() + 3_600_000) });
     expect(await readOperation(suite.ogm, op)).toMatchObject({ status: 'failed', failureKind: 'swept' });
   });
+
+  onStore(
+    'should fail with expectQueued only a queued Operation holding exactly the values expected, writing nothing otherwise',
+    async () => {
+      await setup();
+      const deadline = new Date('2030-01-01T00:00:00Z');
+      const op = await create(deadline);
+      const capability = door.workflows[0]!.capabilityIri;
+      const before = await suite.dump();
+      const otherDeadline = { [sm.deadline]: [new Date('2031-01-01T00:00:00Z')] };
+      const conflict = await rejection(
+        markOperationFailed(suite.ogm, op, 'late', { kind: FailureKind.DEADLINE, expectQueued: otherDeadline }),
+      );
+      expect(conflict).toBeInstanceOf(TransitionConflictError);
+      expect(await rejection(markOperationFailed(suite.ogm, op, 'late', { expectQueued: { [sm.deadline]: [] } }))).toBeInstanceOf(
+        TransitionConflictError,
+      );
+      expect(await rejection(markOperationFailed(suite.ogm, op, 'x', { expectQueued: [] as never }))).toBeInstanceOf(ValueError);
+      expect(await suite.dump()).toBe(before);
+      // A running Operation is not failed this way, even when it holds the values expected.
+      const claimed = await running();
+      expect(await rejection(markOperationFailed(suite.ogm, claimed, 'late', { expectQueued: {} }))).toBeInstanceOf(
+        TransitionConflictError,
+      );
+      expect(await readOperation(suite.ogm, claimed)).toMatchObject({ status: 'running' });
+      const expectQueued = { [sm.deadline]: [deadline], [cfc.implementsCapability]: [capability] };
+      await markOperationFailed(suite.ogm, op, 'late', { kind: FailureKind.DEADLINE, expectQueued });
+      const failed = await readOperation(suite.ogm, op);
+      expect(failed).toMatchObject({ status: 'failed', failureKind: 'deadline', result: 'late' });
+      expect(failed?.claimedAt).toBeUndefined();
+    },
+  );
 
   onStore(
     `should end a cancel racing a claim in exactly one outcome, ${ROUNDS} rounds`,

@@ -8,7 +8,7 @@ import {
   UnavailableError,
   ValueError,
 } from '../../errors.js';
-import type { Individual } from '../../ogm/ogm.js';
+import type { Individual, PropertyInputs } from '../../ogm/ogm.js';
 import { DeviceError } from '../../device/errors.js';
 import { withoutStack } from '../../http/error-handler.js';
 import type { Logger } from '../../lib/logger.js';
@@ -27,7 +27,7 @@ import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
 import { childSpan } from '../../tracing/trace-context.js';
 import { withTrace } from '../../tracing/trace-scope.js';
 import { timedSpan } from '../../tracing/span-export.js';
-import { claimedIndividual, claimExpectations } from './operation-description.js';
+import { claimedIndividual, claimExpectations, describedDeadline } from './operation-description.js';
 import type { Outcome } from './outcome-channel.js';
 
 /**
@@ -37,8 +37,9 @@ import type { Outcome } from './outcome-channel.js';
  * a failure snapshot (terminal-write.ts). A lifecycle is create + claim + terminal write; the
  * Workflow is known from the queue entry, so no extra resolution query is made. An Operation
  * whose `sm:deadline` has passed is failed (kind `deadline`) instead of run: before the claim
- * when its deadline is known from the trigger's read, and after the claim against the value
- * fetched from the graph, right before the body would start.
+ * when its deadline is known from the trigger's read or from the requester's description (then
+ * only if the graph holds that description), and after the claim against the value fetched
+ * from the graph, right before the body would start.
  */
 
 /** What the body of `claimNext` receives. */
@@ -101,9 +102,12 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
         entry.workflowIri && entry.workflowName
           ? (entry as ResolvedEntry)
           : ((await resolveEntry(ctx, entry.operationIri, serviceIri)) as ResolvedEntry);
-      if (deadlinePassed(resolved.deadline)) await failPastDeadline(ctx, entry.operationIri, resolved.deadline);
-      const claimedAt = new Date();
       const { described } = resolved;
+      const deadline = resolved.deadline ?? (described && describedDeadline(described));
+      // A deadline only the description gives fails the Operation only if the graph holds that description.
+      const guard = resolved.deadline === undefined && described ? claimExpectations(described) : undefined;
+      if (deadlinePassed(deadline)) await failPastDeadline(ctx, entry.operationIri, deadline, guard);
+      const claimedAt = new Date();
       // Told what the Operation holds, the claim requires exactly that instead of reading it.
       if (described) ctx.ogm.rememberTypes(entry.operationIri, described.types, ctx.graphIri);
       const expect = described && claimExpectations(described);
@@ -153,9 +157,14 @@ async function failUnknownClaim(ctx: MiddlewareContext, operationIri: string): P
 }
 
 /** Fails a queued Operation whose deadline passed before it was claimed, and drops it (OperationDeadlineError). */
-async function failPastDeadline(ctx: MiddlewareContext, operationIri: string, deadline: Date): Promise<never> {
+async function failPastDeadline(
+  ctx: MiddlewareContext,
+  operationIri: string,
+  deadline: Date,
+  expectQueued: PropertyInputs | undefined,
+): Promise<never> {
   const reason = deadlineReason(deadline);
-  await markOperationFailed(ctx.ogm, operationIri, reason, { kind: FailureKind.DEADLINE, ...ctx.graph });
+  await markOperationFailed(ctx.ogm, operationIri, reason, { kind: FailureKind.DEADLINE, expectQueued, ...ctx.graph });
   ctx.logger.warn(
     { operation: operationIri, deadline: deadline.toISOString() },
     'operation failed: its deadline passed before it started; not run',

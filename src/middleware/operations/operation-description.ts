@@ -32,6 +32,12 @@ export function describedCapability(description: OperationDescription): string |
   return values.length === 1 && values[0]!.termType === 'NamedNode' ? values[0]!.value : undefined;
 }
 
+/** The described `sm:deadline`, if any: the graph's word only once a compare-and-set requiring the description applied. */
+export function describedDeadline(description: OperationDescription): Date | undefined {
+  const value = description.properties[sm.deadline]?.[0]?.value;
+  return value === undefined ? undefined : new Date(value);
+}
+
 /**
  * The values a claim requires besides the status: every described property but the status, and
  * no `sm:deadline` when none is described, so the deadline the receiver keeps is the graph's.

@@ -42,10 +42,9 @@ export async function resolveEntry(ctx: MiddlewareContext, operationIri: string,
 /**
  * The entry of a described Operation, from this instance's own registrations: the Workflow
  * registered under the name its Capability was minted from. No request; the claim's
- * compare-and-set confirms the description against the graph. It carries no deadline: one known
- * before the claim fails the Operation unclaimed, which only the graph's word may do (a forged
- * description must not fail another receiver's work); a described deadline is checked once the
- * claim confirmed it, before the work starts.
+ * compare-and-set confirms the description against the graph. It carries no deadline of its
+ * own: a deadline only the description gives fails the Operation unclaimed by a compare-and-set
+ * that requires the whole description, so a forged one fails nothing.
  */
 function describedEntry(ctx: MiddlewareContext, operationIri: string, serviceIri: string, described: OperationDescription): QueueEntry {
   const capability = describedCapability(described);
