@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadedIn } from '../support/import-log.js';
 import { BIN, buildCli, ROOT } from './support/cli-process.js';
 
 // Libraries that only some commands need, each costing tens to hundreds of ms to load.
@@ -24,10 +25,7 @@ function imported(args: string[]): { packages: string[]; modules: string[]; stat
     env: { ...process.env, IMPORT_LOG: log },
     timeout: 30_000,
   });
-  const urls = readFileSync(log, 'utf8').split('\n');
-  const packages = [...new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//u.exec(u)?.[1] ?? []))].sort();
-  const modules = [...new Set(urls.flatMap((u) => /\/dist\/(.+)\.js$/u.exec(u)?.[1] ?? []))].sort();
-  return { packages, modules, status: result.status };
+  return { ...loadedIn(log), status: result.status };
 }
 
 beforeAll(async () => {

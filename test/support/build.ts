@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ROOT } from './sidecar-process.js';
 
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+// What bin/semantic-sidecar.js runs, written last by the build.
+const MAIN = join(ROOT, 'dist', 'cli-bundle', 'main.js');
 const LOCK = join(tmpdir(), `semantic-middleware-e2e-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
 // A lock older than this was left by a worker that died while building.
 const STALE_LOCK_MS = 180_000;
@@ -52,8 +53,8 @@ async function lock(): Promise<boolean> {
 /**
  * Builds dist/ as `npm run build` does unless it is newer than every src/ file. Type
  * errors elsewhere in a tree being edited do not stop tsc from emitting, so only a missing
- * dist/cli/main.js counts as a failure.
- * @throws Error when dist/cli/main.js is still missing afterwards.
+ * dist/cli-bundle/main.js counts as a failure.
+ * @throws Error when dist/cli-bundle/main.js is still missing afterwards.
  */
 export async function ensureBuilt(): Promise<void> {
   while (!(await isFresh())) {
@@ -65,8 +66,8 @@ export async function ensureBuilt(): Promise<void> {
       if (await isFresh()) break;
       const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
       await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT }).catch(() => undefined);
-      // The rest of `npm run build`: the config validator the sidecar loads instead of compiling it.
-      await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'build-config-validator.mjs')], { cwd: ROOT });
+      // The rest of `npm run build`: the generated config validator and the CLI bundle.
+      await promisify(execFile)(process.execPath, [join(ROOT, 'scripts', 'build-after-tsc.mjs')], { cwd: ROOT });
       break;
     } finally {
       await rm(LOCK, { recursive: true, force: true });

@@ -22,7 +22,14 @@ beforeAll(async () => {
 
 describe('the packed package', () => {
   it('should hold the CLI, the library entry points and the ontology', () => {
-    for (const path of ['bin/semantic-sidecar.js', 'dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'ontology/service.ttl'])
+    for (const path of [
+      'bin/semantic-sidecar.js',
+      'dist/cli/main.js',
+      'dist/cli-bundle/main.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'ontology/service.ttl',
+    ])
       expect([path, files.has(path)]).toEqual([path, true]);
   });
 

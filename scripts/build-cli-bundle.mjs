@@ -1,0 +1,60 @@
+// Part of `npm run build`, after tsc: bundles the CLI that bin/semantic-sidecar.js runs into
+// dist/cli-bundle/ with esbuild. A command then loads a few files instead of some 700 modules,
+// each resolved, read and compiled on its own: resolution and per-module work were most of a
+// sidecar's start-up. Commands stay lazy: every `import()` of dist/ becomes a chunk of its own,
+// loaded only when that command runs. The library (dist/index.js and its subpaths) is not bundled.
+//
+// Kept external (loaded from node_modules as before): packages loaded only on some paths and
+// heavy (node-opcua, Comunica, OpenTelemetry's SDK), packages that read files next to their own
+// code at run time (oxigraph's WebAssembly, pino's transport worker, ajv's runtime helpers that
+// the generated config validator requires), and devDependencies.
+//
+// The chunks sit at dist/cli-bundle/, as deep as dist/<folder>/<module>.js, so paths that the
+// modules build from import.meta.url (../../ontology/, ../../package.json) point where they did.
+// meta.json is esbuild's metafile: which modules and packages each chunk holds, for tests that
+// check what a command loads.
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { GENERATED_VALIDATOR } from '../dist/sidecar/config-schema.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BUNDLE_DIR = fileURLToPath(new URL('../dist/cli-bundle/', import.meta.url));
+
+const EXTERNAL = [
+  'node-opcua*',
+  '@comunica/*',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  'undici',
+  'oxigraph',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  'ajv',
+  'ajv/*',
+  'playwright-core',
+];
+
+rmSync(BUNDLE_DIR, { recursive: true, force: true });
+mkdirSync(BUNDLE_DIR, { recursive: true });
+const result = await build({
+  entryPoints: [fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))],
+  outdir: BUNDLE_DIR,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  metafile: true,
+  // The metafile names inputs and outputs relative to this, the project root.
+  absWorkingDir: ROOT,
+  logLevel: 'warning',
+  // CommonJS packages inside an ES module bundle still call require() for Node's own modules.
+  banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
+});
+writeFileSync(new URL('meta.json', `file://${BUNDLE_DIR}`), JSON.stringify(result.metafile));
+// src/sidecar/config-validator.ts looks for the generated validator next to its own module.
+copyFileSync(fileURLToPath(new URL(`../dist/sidecar/${GENERATED_VALIDATOR}`, import.meta.url)), `${BUNDLE_DIR}${GENERATED_VALIDATOR}`);
