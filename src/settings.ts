@@ -286,6 +286,16 @@ export const SETTINGS = {
     startOnly: true,
     description: 'state properties proxied to the device: name, capabilityClass, statePropertyClass, path, optional timeoutMs',
   },
+  operationConcurrency: {
+    schema: { type: 'integer', minimum: 1, maximum: LIMITS.maxCallbackConcurrency },
+    default: 1,
+    env: 'SIDECAR_OPERATION_CONCURRENCY',
+    flag: '--operation-concurrency <n>',
+    commands: START,
+    startOnly: true,
+    description:
+      'dispatched Operations the device may run at once (each still exactly once, started in the order claimed); 1 runs them one after another',
+  },
   localApi: {
     schema: { type: ['object', 'boolean'] },
     startOnly: true,

@@ -24,7 +24,7 @@ import {
   type ResolveContext,
 } from './config-values.js';
 
-type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity';
+type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity' | 'operationConcurrency';
 const num = (ctx: ResolveContext, key: NumberSetting): number => {
   const value = at(ctx, [key]);
   return typeof value === 'number' ? value : defaultOf(key);
@@ -170,6 +170,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     ...(device && { device }),
     workflows,
     states,
+    operationConcurrency: num(ctx, 'operationConcurrency'),
     localApi,
     ...(http && { http }),
     ...(outgoingTokens && { outgoingTokens }),

@@ -187,6 +187,8 @@ export interface SidecarConfig {
   workflows: WorkflowConfig[];
   /** State properties registered and proxied to the device; default none. */
   states: StateConfig[];
+  /** Dispatched Operations the device may run at once; default 1. */
+  operationConcurrency: V<'operationConcurrency'>;
   /** The local API for the device, or false when it is off (always off for the watchdog). */
   localApi: LocalApiConfig | false;
   /** Token and TLS of the HTTP surface; absent: no token, plain HTTP. */

@@ -172,7 +172,7 @@ function buildMiddleware(
       mw.state({ capabilityClass: s.capabilityClass, statePropertyClass: s.statePropertyClass, name: s.name }, stateProxy(device, s));
   }
   const runner = operationRunnerOf(config, device, mqtt);
-  if (runner !== undefined) mw.registerCallback(runner);
+  if (runner !== undefined) mw.registerCallback(runner, undefined, { concurrency: config.operationConcurrency });
   return mw;
 }
 

@@ -40,6 +40,16 @@ describe('loadSidecarConfig validation', () => {
     expect(await problems({ env: { SIDECAR_PORT: value }, flags: { resource: R } })).toEqual([`environment SIDECAR_PORT: ${message}`]);
   });
 
+  it.each([
+    ['0', 'operationConcurrency: must be >= 1 (got 0)'],
+    ['257', 'operationConcurrency: must be <= 256 (got 257)'],
+    ['1.5', 'operationConcurrency: must be an integer (got 1.5)'],
+  ])('should refuse SIDECAR_OPERATION_CONCURRENCY=%s', async (value, message) => {
+    expect(await problems({ env: { SIDECAR_OPERATION_CONCURRENCY: value }, flags: { resource: R } })).toEqual([
+      `environment SIDECAR_OPERATION_CONCURRENCY: ${message}`,
+    ]);
+  });
+
   it('should refuse unknown keys at every level, suggesting the closest', async () => {
     const file = write(
       'typos.yaml',

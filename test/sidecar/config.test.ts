@@ -35,6 +35,7 @@ describe('loadSidecarConfig defaults', () => {
       sweepInterval: 30,
       workflows: [],
       states: [],
+      operationConcurrency: 1,
       localApi: { socket: join(state, 'local.sock') },
       activityFeed: false,
       activityCapacity: 200,
@@ -290,6 +291,14 @@ const PRECEDENCE: Array<{
     flag: ['shutdownGraceMs', 0],
     read: (c) => c.shutdownGraceMs,
     expect: [1000, 2000, 0],
+  },
+  {
+    field: 'operationConcurrency',
+    file: 'operationConcurrency: 4',
+    env: ['SIDECAR_OPERATION_CONCURRENCY', '8'],
+    flag: ['operationConcurrency', '2'],
+    read: (c) => c.operationConcurrency,
+    expect: [4, 8, 2],
   },
   {
     field: 'consolePort',
