@@ -66,6 +66,15 @@ const LANE_CASES: [string, Buffer][] = [
   ['an escaped state name', rawHttp('GET', '/state/d%6For', [auth])],
   ['a state getter that throws', rawHttp('GET', '/state/jammed', [auth])],
   ['a state getter that times out', rawHttp('GET', '/state/slow', [auth])],
+  ['the event trigger', post('/workflows/event_trigger/execute', '{"operation_iri":"urn:op:1"}', [auth])],
+  [
+    'the event trigger with a query',
+    post('/workflows/event_trigger/execute?operation_iri=urn:op:2', '{"operation_iri":"urn:op:3"}', [auth]),
+  ],
+  ['the event trigger without operation_iri', post('/workflows/event_trigger/execute', '{}', [auth])],
+  ['the event trigger with a relative IRI', post('/workflows/event_trigger/execute', '{"operation_iri":"op/1"}', [auth])],
+  ['the event trigger with no body', rawHttp('POST', '/workflows/event_trigger/execute', [auth])],
+  ['the event trigger with malformed JSON', post('/workflows/event_trigger/execute', '{"operation_iri":', [auth])],
 ];
 
 /** Requests the lane must hand to express. */
@@ -73,7 +82,11 @@ const EXPRESS_CASES: [string, Buffer][] = [
   ['no token', post('/workflows/echo/execute', '{}')],
   ['a wrong token', post('/workflows/echo/execute', '{}', ['Authorization: Bearer not-the-token-at-all'])],
   ['an unknown workflow', post('/workflows/missing/execute', '{}', [auth])],
-  ['the event trigger', post('/workflows/event_trigger/execute', '{"operation_iri":"urn:op:1"}', [auth])],
+  [
+    'the event trigger with a gzip body',
+    post('/workflows/event_trigger/execute', gzipSync('{"operation_iri":"urn:op:1"}'), ['Content-Encoding: gzip', auth]),
+  ],
+  ['the event trigger without a token', post('/workflows/event_trigger/execute', '{"operation_iri":"urn:op:1"}')],
   ['a body over the limit', post('/workflows/echo/execute', `{"pad":"${'x'.repeat(300)}"}`, [auth])],
   [
     'a gzip body',
@@ -93,7 +106,7 @@ const EXPRESS_CASES: [string, Buffer][] = [
   ['a state path with a trailing slash', rawHttp('GET', '/state/door/', [auth])],
 ];
 
-describe('the fast lane of workflows and states', () => {
+describe('the fast lane of workflows, states and the event trigger', () => {
   const surface = fakeSurface({ token: TOKEN, bodyLimitBytes: 256, logger: logSink().logger });
   surface.workflows.set('echo', (args) => args);
   surface.workflows.set('nothing', () => undefined);
@@ -166,5 +179,11 @@ describe('the fast lane of workflows and states', () => {
     expect(await answer(LANE_CASES[16]![1])).toEqual({ status: 200, body: 'closed' });
     expect((await answer(LANE_CASES[17]![1])).status).toBe(500);
     expect((await answer(LANE_CASES[18]![1])).status).toBe(504);
+    const triggered = surface.triggered.length;
+    expect(await answer(LANE_CASES[19]![1])).toEqual({ status: 200, body: { operation: 'urn:op:1', status: 'queued' } });
+    expect(await answer(LANE_CASES[20]![1])).toEqual({ status: 200, body: { operation: 'urn:op:3', status: 'queued' } });
+    expect(surface.triggered.slice(triggered)).toEqual(['urn:op:1', 'urn:op:3']);
+    for (const refused of [21, 22, 23]) expect((await answer(LANE_CASES[refused]![1])).status).toBe(422);
+    expect((await answer(LANE_CASES[24]![1])).status).toBe(400);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `POST /workflows/event_trigger/execute`: the receiver's event trigger (spec: Events).
  */
+import type { ServerResponse } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import { ValueError } from '../../../errors.js';
 import { EVENT_TRIGGER_WORKFLOW_NAME } from '../../../iri/endpoints.js';
@@ -9,6 +10,7 @@ import { HttpError } from '../../../http/http-error.js';
 import { isJsonObject, jsonKind } from '../json-values.js';
 import type { HttpSurface, TriggerAnswer } from '../contract.js';
 import { OUTCOME_STREAM_TYPE, outcomeLine } from '../../operations/outcome-channel.js';
+import { writeJson } from '../../../http/json-response.js';
 
 const EXPECTED = 'the event trigger expects a JSON body {"operation_iri": "<iri>"}';
 
@@ -36,31 +38,38 @@ export function descriptionOf(body: unknown): unknown {
   return isJsonObject(body) ? body.operation : undefined;
 }
 
+/** The route of the event trigger, as express matches it. */
+export const TRIGGER_ROUTE = `/workflows/${EVENT_TRIGGER_WORKFLOW_NAME}/execute`;
+
 /**
- * Mounts the event trigger: 200 `{"operation": iri, "status": "queued"}` from
+ * Answers a trigger whose body is parsed: 200 `{"operation": iri, "status": "queued"}` from
  * `surface.trigger`, whose typed errors (404 unknown Operation, 409 not queued or not ours,
- * 503 store) keep their status. A caller that accepts `application/x-ndjson` (and a surface with
- * an outcome channel) gets that answer as the first line of the response and the Operation's
- * outcome as the second, once the receiver knows it (see outcome-channel.ts); the response ends
- * without it when the receiver cannot tell. Must be mounted before the generic workflow route.
+ * 503 store) are thrown for the error handler. A caller that accepts `application/x-ndjson`
+ * (and a surface with an outcome channel) gets that answer as the first line of the response
+ * and the Operation's outcome as the second, once the receiver knows it (see
+ * outcome-channel.ts); the response ends without it when the receiver cannot tell. Serves both
+ * the express route and the fast lane.
  */
+export async function answerTrigger(surface: HttpSurface, body: unknown, accept: string | undefined, res: ServerResponse): Promise<void> {
+  const operationIri = operationIriOf(body);
+  const channel = surface.outcome && accept?.includes(OUTCOME_STREAM_TYPE) ? surface.outcome(operationIri) : undefined;
+  let answer: TriggerAnswer;
+  try {
+    answer = await surface.trigger(operationIri, descriptionOf(body));
+  } catch (error) {
+    channel?.cancel();
+    throw error;
+  }
+  const ack = { operation: answer.operation, status: answer.status };
+  if (!channel) return writeJson(res, 200, ack);
+  res.writeHead(200, { 'Content-Type': OUTCOME_STREAM_TYPE });
+  res.write(`${JSON.stringify(ack)}\n`);
+  res.on('close', channel.cancel);
+  const outcome = await channel.outcome;
+  res.end(outcome ? outcomeLine(outcome) : undefined);
+}
+
+/** Mounts the event trigger (see {@link answerTrigger}). Must be mounted before the generic workflow route. */
 export function mountTrigger(app: Express, surface: HttpSurface, json: RequestHandler): void {
-  app.post(`/workflows/${EVENT_TRIGGER_WORKFLOW_NAME}/execute`, json, async (req, res) => {
-    const operationIri = operationIriOf(req.body);
-    const channel = surface.outcome && req.get('accept')?.includes(OUTCOME_STREAM_TYPE) ? surface.outcome(operationIri) : undefined;
-    let answer: TriggerAnswer;
-    try {
-      answer = await surface.trigger(operationIri, descriptionOf(req.body));
-    } catch (error) {
-      channel?.cancel();
-      throw error;
-    }
-    const ack = { operation: answer.operation, status: answer.status };
-    if (!channel) return void res.json(ack);
-    res.status(200).type(OUTCOME_STREAM_TYPE);
-    res.write(`${JSON.stringify(ack)}\n`);
-    res.on('close', channel.cancel);
-    const outcome = await channel.outcome;
-    res.end(outcome ? outcomeLine(outcome) : undefined);
-  });
+  app.post(TRIGGER_ROUTE, json, (req, res) => answerTrigger(surface, req.body, req.get('accept'), res));
 }
