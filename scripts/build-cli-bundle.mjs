@@ -5,7 +5,9 @@
 // loaded only when that command runs. The library (dist/index.js and its subpaths) is not bundled.
 //
 // Kept external (loaded from node_modules as before): packages loaded only on some paths and
-// heavy (node-opcua, Comunica, OpenTelemetry's SDK), packages that read files next to their own
+// heavy (node-opcua, Comunica, OpenTelemetry's SDK, mqtt: a CommonJS package that the code
+// loads with import(), which a bundle would answer with its default export alone, where Node
+// gives its named exports too), packages that read files next to their own
 // code at run time (oxigraph's WebAssembly, pino's transport worker, ajv's runtime helpers that
 // the generated config validator requires), and devDependencies.
 //
@@ -27,6 +29,7 @@ const EXTERNAL = [
   '@opentelemetry/sdk-trace-base',
   '@opentelemetry/exporter-trace-otlp-http',
   '@opentelemetry/resources',
+  'mqtt',
   'undici',
   'oxigraph',
   'pino',
