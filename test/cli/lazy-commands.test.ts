@@ -37,20 +37,31 @@ function importedBy(nodeArgs: string[]): { packages: string[]; modules: string[]
 const NODE_UNDICI = 'NativeModule internal/deps/undici/undici';
 
 /**
- * A script that answers SPARQL on a loopback server of its own, sends a query and an update
- * through the remote store, and prints whether Node's fetch was loaded meanwhile.
+ * A script with a loopback server of its own that answers SPARQL and event triggers (with the
+ * outcome channel's two lines): it sends a query and an update through the remote store and
+ * rings a trigger as a middleware does by default, then prints whether Node's fetch was loaded.
  */
-const STORE_ROUND_TRIP = `
+const ROUND_TRIPS = `
   const { createServer } = await import('node:http');
   const { openRemoteStore } = await import('./dist/store/remote-store.js');
-  const server = createServer((req, res) => req.resume().on('end', () => res.end('{"head":{},"boolean":true}')));
+  const { createKeepAliveFetch } = await import('./dist/lib/keep-alive-fetch.js');
+  const { deliverTrigger } = await import('./dist/middleware/operations/trigger-delivery.js');
+  const server = createServer((req, res) => req.resume().on('end', () => {
+    if (!req.url.includes('event_trigger')) return res.end('{"head":{},"boolean":true}');
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('{"status":"queued"}\\n{}\\n');
+  }));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const store = openRemoteStore({ queryUrl: \`http://127.0.0.1:\${server.address().port}/sparql\` });
+  const base = \`http://127.0.0.1:\${server.address().port}\`;
+  const store = openRemoteStore({ queryUrl: \`\${base}/sparql\` });
   const asked = await store.ask('ASK {}');
   await store.update('INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }');
   await store.close();
+  const send = createKeepAliveFetch();
+  const delivered = await deliverTrigger(send, base, 'urn:op', { outcome: true });
+  const outcome = await delivered.outcome;
+  await send.close();
   server.close();
-  console.log(JSON.stringify({ asked, nodeUndici: process.moduleLoadList.includes(${JSON.stringify(NODE_UNDICI)}) }));
+  console.log(JSON.stringify({ asked, outcome, nodeUndici: process.moduleLoadList.includes(${JSON.stringify(NODE_UNDICI)}) }));
 `;
 
 beforeAll(async () => {
@@ -84,10 +95,10 @@ describe('semantic-sidecar loads each command only when it runs', () => {
     expect(modules.filter((m) => m.endsWith('-command'))).toEqual([`cli/${module}`]);
   });
 
-  it("should send a remote store's requests without undici, Node's fetch or sparql-http-client", () => {
-    const { packages, status, stdout } = importedBy(['--input-type=module', '-e', STORE_ROUND_TRIP]);
+  it("should send store requests and event triggers without undici, Node's fetch or sparql-http-client", () => {
+    const { packages, status, stdout } = importedBy(['--input-type=module', '-e', ROUND_TRIPS]);
     expect(status).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ asked: true, nodeUndici: false });
+    expect(JSON.parse(stdout)).toEqual({ asked: true, outcome: null, nodeUndici: false });
     expect(packages.filter((p) => ['undici', 'sparql-http-client', 'nodeify-fetch'].includes(p))).toEqual([]);
   });
 });
