@@ -8,6 +8,7 @@ const all = {
   sidecar: () => import('./sidecar.bench.mjs'),
   load: () => import('./load.bench.mjs'),
   dispatch: () => import('./dispatch.bench.mjs'),
+  'store-client': () => import('./store-client.bench.mjs'),
   'heartbeat-scale': () => import('./heartbeat-scale.bench.mjs'),
   connectors: () => import('./connectors.bench.mjs'),
   opcua: () => import('./opcua.bench.mjs'),
