@@ -1,6 +1,6 @@
 /**
  * The part of `fetch` the middleware uses (trigger delivery, the twin probe), on a
- * {@link KeepAliveClient}: its default transport, at about a third of the CPU of Node's `fetch`
+ * {@link KeepAliveClient}: its default transport, at about 40% of the CPU of Node's `fetch`
  * per request. The answer's body is the Node stream itself, read by `text()` or iterated as
  * chunks (the trigger's outcome channel); no web stream is made.
  *

@@ -5,7 +5,7 @@
  * answers into results or {@link StoreError}s.
  *
  * By default requests go out on keep-alive connections of the store's own, with Node's HTTP
- * client ({@link KeepAliveClient}: about a third of the CPU of `fetch`, see
+ * client ({@link KeepAliveClient}: about 40% of the CPU of `fetch`, see
  * `bench/store-client.bench.mjs`), at most {@link LIMITS.remoteMaxConcurrentRequests} at once.
  * An injected `fetch` (a test's, a proxy's) is used as given instead, with an
  * `AbortSignal.timeout` per request.
