@@ -9,6 +9,7 @@ const all = {
   load: () => import('./load.bench.mjs'),
   dispatch: () => import('./dispatch.bench.mjs'),
   trigger: () => import('./trigger.bench.mjs'),
+  'store-client': () => import('./store-client.bench.mjs'),
   'heartbeat-scale': () => import('./heartbeat-scale.bench.mjs'),
   connectors: () => import('./connectors.bench.mjs'),
   opcua: () => import('./opcua.bench.mjs'),

@@ -35,6 +35,16 @@ export const LIMITS = Object.freeze({
    * the connection limits of small store set-ups (Virtuoso's default allows 10 clients).
    */
   remoteMaxConcurrentRequests: 8,
+  /**
+   * Largest answer body read from a remote store; a longer one fails the request instead of
+   * filling memory (a misbehaving store, or a URL that serves something else). The largest routine
+   * answer is a dump page: {@link remoteDumpPageRows} rows of SPARQL JSON, 3.1 MB for registration
+   * triples (measured against `store serve`). A page may also hold long literals (an Operation's
+   * result, up to {@link maxLiteralLength}): 64 MiB is twenty such pages, or some sixty literals of
+   * the largest size, while reading and parsing it (a few times its size in heap) still fits a
+   * gateway's memory.
+   */
+  remoteAnswerMaxBytes: 64 * 1_048_576,
   /** Times a remote request rolled back as a deadlock victim is sent before the error is raised. */
   storeDeadlockRetries: 5,
   /**
@@ -44,6 +54,13 @@ export const LIMITS = Object.freeze({
   provisioningLeaseMs: 30_000,
   /** Longest wait for another process's ontology load before provisioning gives up. */
   provisioningWaitMs: 300_000,
+  /**
+   * Time an idle kept-alive HTTP connection (to a store, a device, a receiver, a peer) stays open,
+   * unless the server announces a shorter keep-alive timeout (Node's agent then closes it a second
+   * before that): below the 5 s after which Node and Python servers close theirs, so a request is
+   * rarely written to a connection the server is just closing.
+   */
+  keepAliveIdleMs: 4_000,
   /** Characters of an error response's body quoted in a StoreError. */
   storeErrorBodyPreview: 300,
   /** Largest HTTP request body accepted (workflow arguments, trigger, local API): 1 MiB. */

@@ -28,8 +28,9 @@ export type EnsureTransport = (host: string, port: number) => void | Promise<voi
 /**
  * The subset of WHATWG `fetch` the middleware uses (trigger delivery, and the liveness probe of
  * twin instances at start-up, a GET without a body); inject one to route or observe requests.
- * A response with `headers` and a `body` stream lets a trigger's outcome channel be read (see
- * outcome-channel.ts); without them the requester reads outcomes from the store.
+ * A response with `headers` and a `body` lets a trigger's outcome channel be read (see
+ * outcome-channel.ts); without them the requester reads outcomes from the store. The body may
+ * be fetch's web stream or any async iterable of byte chunks (a Node stream, as the default's is).
  */
 export type FetchFunction = (
   url: string,
@@ -39,7 +40,7 @@ export type FetchFunction = (
   status: number;
   text(): Promise<string>;
   headers?: { get(name: string): string | null };
-  body?: ReadableStream<Uint8Array> | null;
+  body?: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
 }>;
 
 /**
@@ -131,8 +132,9 @@ export interface SemanticMiddlewareOptions {
   /** Level of the HTTP surface's access log lines (one per request); default `debug`; `silent`: none. */
   accessLogLevel?: SettingValue<'log.accessLevel'>;
   /**
-   * fetch used to deliver event triggers; default Node's global `fetch` (the one a remote store
-   * uses too).
+   * fetch used to deliver event triggers and probe twin instances; default keep-alive
+   * connections of the instance's own through Node's HTTP client (`src/lib/keep-alive-fetch.ts`),
+   * closed by `stop()`. Node's global `fetch` fits too.
    */
   fetch?: FetchFunction;
   /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */
@@ -209,7 +211,8 @@ export interface ResolvedOptions {
   readonly activityCapacity: number;
   readonly logger: Logger;
   readonly accessLogLevel: SettingValue<'log.accessLevel'>;
-  readonly fetch: FetchFunction;
+  /** The option as given; without it the instance sends with its own (`MiddlewareContext.fetch`). */
+  readonly fetch: FetchFunction | undefined;
   readonly shutdownGraceMs: number;
   readonly httpToken: string | readonly NamedToken[] | undefined;
   readonly outgoingTokens: ResolvedOutgoingTokens | undefined;

@@ -194,7 +194,7 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     activityCapacity: checkCapacity(options.activityCapacity),
     logger: checkLogger(options.logger),
     accessLogLevel: checkLevel(options.accessLogLevel),
-    fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch') ?? (globalThis.fetch as FetchFunction),
+    fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch'),
     shutdownGraceMs: checkGrace(options.shutdownGraceMs),
     httpToken: checkHttpToken(options.httpToken),
     outgoingTokens: checkOutgoingTokens(options.outgoingTokens),

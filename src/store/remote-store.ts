@@ -1,10 +1,11 @@
 import { Limiter } from '../lib/limiter.js';
-import SimpleClient from 'sparql-http-client/SimpleClient.js';
+import { untrustedCertificateHint } from '../lib/tls-trust.js';
 import { RuntimeError, StoreError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { dumpPaged } from './remote-dump.js';
 import { chunkByBlankNodes, insertRequest, parseDocument } from './remote-load.js';
 import { splitCredentials } from './remote-endpoint.js';
+import { basicCredentials, openTransport, type StoreAnswer, type StoreTransport } from './remote-transport.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
@@ -28,9 +29,8 @@ export interface RemoteStoreOptions {
   /** Triples per request in {@link TripleStore.load}. Default {@link LIMITS.remoteLoadChunkTriples}. */
   loadChunkTriples?: number;
   /**
-   * The transport; default Node's global `fetch`. Injected by tests and by callers that need a
-   * proxy. `sparql-http-client` builds its requests with the global `Headers`, which loads the
-   * same implementation, so the default costs no memory of its own.
+   * A `fetch` to send with, for callers that route or observe requests (a proxy, a test). Default:
+   * keep-alive connections of the store's own through Node's HTTP client (see remote-transport.ts).
    */
   fetch?: typeof fetch;
 }
@@ -43,12 +43,12 @@ export interface RemoteStore extends TripleStore {
   readonly updateUrl: string;
 }
 
-const JSON_RESULTS = 'application/sparql-results+json';
 const DEADLOCK = /\b40001\b|deadlock/iu;
 
 /**
  * Opens a store on any SPARQL 1.1 Protocol endpoint (GraphDB, Fuseki, Virtuoso, Oxigraph server,
- * ...) through `sparql-http-client`'s `SimpleClient`. Nothing is sent until the first call.
+ * ...) over keep-alive connections of its own (remote-transport.ts). Nothing is sent until the
+ * first call.
  *
  * Protocol choices, each forced by a store measured here (Virtuoso 7.2.5):
  * - queries and updates are POSTed form-encoded (`query=` / `update=`): a POST with
@@ -56,10 +56,14 @@ const DEADLOCK = /\b40001\b|deadlock/iu;
  * - results are asked for as `application/sparql-results+json`; Virtuoso answers an ASK with a
  *   one-column result set (`__ASK_RETVAL`, one row when true, none when false) instead of
  *   `{"boolean": ...}`, and both shapes are read;
- * - every request gets its own timeout (`AbortSignal.timeout`) covering the body too.
+ * - every request gets its own timeout covering the body too, and an answer longer than
+ *   {@link LIMITS.remoteAnswerMaxBytes} fails the request;
+ * - a query (never an update) is sent again once when the kept-alive connection it went out on
+ *   was reset before the answer began: the store may close an idle connection as it is reused.
  *
  * Errors are {@link StoreError}s naming the endpoint (credentials stripped), the HTTP status and
  * the start of the body. Credentials never appear in `description`, in errors or in logs.
+ * `close()` refuses new requests, waits for those in flight, then closes the connections.
  *
  * @example
  * const store = openRemoteStore({ queryUrl: 'http://127.0.0.1:8890/sparql', user: 'sm', password });
@@ -79,10 +83,11 @@ class RemoteSparqlStore implements RemoteStore {
   private closed = false;
   /** Keeps this process within the store's connection limit; see LIMITS.remoteMaxConcurrentRequests. */
   private readonly limiter = new Limiter(LIMITS.remoteMaxConcurrentRequests);
-  private readonly client: SimpleClient;
+  private readonly transport: StoreTransport;
   private readonly timeoutMs: number;
   private readonly chunkTriples: number;
-  private readonly secret: string | undefined;
+  /** What an error must never quote: the password, and the basic-auth value a store may echo. */
+  private readonly secrets: string[] = [];
 
   constructor(options: RemoteStoreOptions) {
     const query = splitCredentials(options.queryUrl, 'queryUrl');
@@ -96,14 +101,15 @@ class RemoteSparqlStore implements RemoteStore {
     const user = options.user ?? query.user ?? update.user;
     const password = options.password ?? query.password ?? update.password;
     // Short "passwords" would blank out ordinary words; those are not worth redacting.
-    this.secret = password && password.length >= 4 ? password : undefined;
-    const send = options.fetch ?? globalThis.fetch;
-    this.client = new SimpleClient({
-      endpointUrl: this.queryUrl,
+    if (password && password.length >= 4) this.secrets.push(password);
+    if (user !== undefined && password !== undefined) this.secrets.push(basicCredentials(user, password));
+    this.transport = openTransport({
+      queryUrl: this.queryUrl,
       updateUrl: this.updateUrl,
-      headers: { accept: JSON_RESULTS },
-      ...(user !== undefined && password !== undefined && { user, password }),
-      fetch: (input, init) => send(input, { ...init, signal: AbortSignal.timeout(this.timeoutMs) }),
+      ...(user !== undefined && { user }),
+      ...(password !== undefined && { password }),
+      timeoutMs: this.timeoutMs,
+      ...(options.fetch && { fetch: options.fetch }),
     });
   }
 
@@ -185,9 +191,9 @@ class RemoteSparqlStore implements RemoteStore {
     return dumpPaged((query) => this.select(query), options);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true;
-    return Promise.resolve();
+    await this.transport.close();
   }
 
   /**
@@ -215,31 +221,40 @@ class RemoteSparqlStore implements RemoteStore {
   private async exchangeOnce(text: string, update: boolean): Promise<string> {
     if (this.closed) throw new RuntimeError(`${this.description} is closed`);
     const endpoint = update ? this.updateUrl : this.queryUrl;
+    let answer: StoreAnswer;
     try {
-      const res = await this.client.postUrlencoded(text, { update });
-      const body = await res.text();
-      if (!res.ok) {
-        const message = `${endpoint} answered HTTP ${res.status} ${res.statusText}: ${bodyPreview(body)}`;
-        throw new StoreError(this.redact(message), endpoint, res.status);
-      }
-      return body;
+      answer = await this.transport.send(text, update);
     } catch (cause) {
-      if (cause instanceof StoreError) throw cause;
       throw new StoreError(this.redact(this.transportMessage(cause, endpoint)), endpoint, undefined, { cause });
     }
+    const { status, statusText, body, complete } = answer;
+    if (status < 200 || status > 299) {
+      const message = `${endpoint} answered HTTP ${status} ${statusText}: ${bodyPreview(body)}${redirectHint(answer)}`;
+      throw new StoreError(this.redact(message), endpoint, status);
+    }
+    if (!complete) {
+      const message = `${endpoint} answered more than ${LIMITS.remoteAnswerMaxBytes} bytes (LIMITS.remoteAnswerMaxBytes); the answer was not read`;
+      throw new StoreError(message, endpoint, status);
+    }
+    return body;
   }
 
+  /** Why no answer came: the timeout, or the connection's error with its code. */
   private transportMessage(cause: unknown, endpoint: string): string {
-    const err = cause as Error & { cause?: { message?: string; code?: string } };
+    const err = cause as Error & { code?: unknown; cause?: { message?: string; code?: unknown } };
     if (err?.name === 'TimeoutError' || err?.name === 'AbortError') {
       return `${endpoint} did not answer within ${this.timeoutMs} ms (timeoutMs)`;
     }
-    const detail = err?.cause?.message ?? err?.cause?.code ?? err?.message ?? String(cause);
-    return `request to ${endpoint} failed: ${detail}`;
+    // A fetch's error says only "fetch failed"; the reason is in its cause.
+    const reason = err?.cause?.message !== undefined ? err.cause : err;
+    const message = reason?.message ?? String(cause);
+    const code = typeof reason?.code === 'string' ? reason.code : undefined;
+    const detail = code && !message.includes(code) ? `${message} (${code})` : message;
+    return `request to ${endpoint} failed: ${detail}${untrustedCertificateHint(code, "the store's")}`;
   }
 
   private redact(message: string): string {
-    return this.secret ? message.replaceAll(this.secret, '***') : message;
+    return this.secrets.reduce((text, secret) => text.replaceAll(secret, '***'), message);
   }
 }
 
@@ -247,4 +262,9 @@ function bodyPreview(body: string): string {
   const flat = body.replace(/\s+/gu, ' ').trim();
   if (!flat) return '(empty body)';
   return flat.length > LIMITS.storeErrorBodyPreview ? `${flat.slice(0, LIMITS.storeErrorBodyPreview)}...` : flat;
+}
+
+// A redirect is not followed (a POST would be resent elsewhere): the store's URL needs changing.
+function redirectHint({ status, location }: StoreAnswer): string {
+  return status >= 300 && status < 400 && location ? ` (redirected to ${location}: configure that URL instead)` : '';
 }

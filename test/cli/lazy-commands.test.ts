@@ -18,15 +18,51 @@ let runs = 0;
 
 /** The packages (under node_modules) and the project modules (under dist/) `args` imported. */
 function imported(args: string[]): { packages: string[]; modules: string[]; status: number | null } {
+  return importedBy([BIN, ...args]);
+}
+
+/** What `node <nodeArgs>` imported, and what it printed. */
+function importedBy(nodeArgs: string[]): { packages: string[]; modules: string[]; status: number | null; stdout: string } {
   const log = join(dir, `imports-${(runs += 1)}.log`);
-  const result = spawnSync(process.execPath, ['--import', IMPORT_LOG, BIN, ...args], {
+  const result = spawnSync(process.execPath, ['--import', IMPORT_LOG, ...nodeArgs], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, IMPORT_LOG: log },
     timeout: 30_000,
   });
-  return { ...loadedIn(log), status: result.status };
+  return { ...loadedIn(log), status: result.status, stdout: result.stdout };
 }
+
+// Node's fetch is undici bundled into Node: it loads as this internal module, never from node_modules.
+const NODE_UNDICI = 'NativeModule internal/deps/undici/undici';
+
+/**
+ * A script with a loopback server of its own that answers SPARQL and event triggers (with the
+ * outcome channel's two lines): it sends a query and an update through the remote store and
+ * rings a trigger as a middleware does by default, then prints whether Node's fetch was loaded.
+ */
+const ROUND_TRIPS = `
+  const { createServer } = await import('node:http');
+  const { openRemoteStore } = await import('./dist/store/remote-store.js');
+  const { createKeepAliveFetch } = await import('./dist/lib/keep-alive-fetch.js');
+  const { deliverTrigger } = await import('./dist/middleware/operations/trigger-delivery.js');
+  const server = createServer((req, res) => req.resume().on('end', () => {
+    if (!req.url.includes('event_trigger')) return res.end('{"head":{},"boolean":true}');
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('{"status":"queued"}\\n{}\\n');
+  }));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = \`http://127.0.0.1:\${server.address().port}\`;
+  const store = openRemoteStore({ queryUrl: \`\${base}/sparql\` });
+  const asked = await store.ask('ASK {}');
+  await store.update('INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }');
+  await store.close();
+  const send = createKeepAliveFetch();
+  const delivered = await deliverTrigger(send, base, 'urn:op', { outcome: true });
+  const outcome = await delivered.outcome;
+  await send.close();
+  server.close();
+  console.log(JSON.stringify({ asked, outcome, nodeUndici: process.moduleLoadList.includes(${JSON.stringify(NODE_UNDICI)}) }));
+`;
 
 beforeAll(async () => {
   expect(await buildCli()).toBe(true);
@@ -57,5 +93,12 @@ describe('semantic-sidecar loads each command only when it runs', () => {
     const { modules, status } = imported(args);
     expect(status).toBe(0);
     expect(modules.filter((m) => m.endsWith('-command'))).toEqual([`cli/${module}`]);
+  });
+
+  it("should send store requests and event triggers without undici, Node's fetch or sparql-http-client", () => {
+    const { packages, status, stdout } = importedBy(['--input-type=module', '-e', ROUND_TRIPS]);
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ asked: true, outcome: null, nodeUndici: false });
+    expect(packages.filter((p) => ['undici', 'sparql-http-client', 'nodeify-fetch'].includes(p))).toEqual([]);
   });
 });

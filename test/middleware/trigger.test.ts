@@ -1,10 +1,12 @@
 import { describe, expect } from '@jest/globals';
+import type { Socket } from 'node:net';
 import { buildEventTriggerUrl, mintOperationIri } from '../../src/iri/index.js';
 import { OperationQueueEmpty, UnavailableError } from '../../src/middleware/index.js';
 import { recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
+import { LIMITS } from '../../src/limits.js';
 import { PLANT, plant } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
-import { gate, middlewareSuite, postJson, until } from './support/harness.js';
+import { gate, middlewareSuite, OPEN_REQUEST, postJson, until } from './support/harness.js';
 
 const G = 'urn:test:middleware:trigger';
 
@@ -116,4 +118,26 @@ describe.each(['embedded', 'remote'] as const)('the event trigger on the %s stor
     },
     60_000,
   );
+
+  onStore('should ring triggers on a kept-alive connection of its own, and close it at stop', async () => {
+    const door = suite.controller({ heartbeatInterval: null });
+    door.registerCallback(() => 'opened');
+    await door.start();
+    let [opened, open] = [0, 0];
+    door.server!.on('connection', (socket: Socket) => {
+      opened += 1;
+      open += 1;
+      socket.once('close', () => (open -= 1));
+    });
+    const robot = suite.create({ resourceIri: plant.robot1, serviceClass: plant.ControllerService, heartbeatInterval: null });
+    await robot.start();
+    for (let i = 0; i < 3; i++) {
+      const op = await robot.request(OPEN_REQUEST);
+      expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+    }
+    expect([opened, open]).toEqual([1, 1]);
+    await robot.stop();
+    // Well before LIMITS.keepAliveIdleMs would close it as idle.
+    await until(() => open === 0, "the robot's connection closed", LIMITS.keepAliveIdleMs / 2);
+  });
 });

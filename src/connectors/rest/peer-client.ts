@@ -6,6 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { readReply } from '../../device/bindings/http/reply.js';
+import { LIMITS } from '../../limits.js';
 import { DeviceAnswerError, DeviceReplyError } from '../../device/errors.js';
 
 /** How a peer answered a call: a 2xx reply's JSON, or the status of any other answer. */
@@ -36,14 +37,11 @@ export interface PeerCall {
   readonly maxReplyBytes: number;
 }
 
-// Idle connections closed before a peer's own keep-alive timeout (5 s in Node) closes them under a request.
-const IDLE_CONNECTION_MS = 4_000;
-
 /** The HTTP client a REST session reaches its peer with. */
 export class PeerClient {
   private readonly agents = {
-    http: new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-    https: new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+    http: new HttpAgent({ keepAlive: true, timeout: LIMITS.keepAliveIdleMs }),
+    https: new HttpsAgent({ keepAlive: true, timeout: LIMITS.keepAliveIdleMs }),
   };
 
   /**

@@ -125,7 +125,7 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
     const traceparent = formatTraceparent(currentTrace()!);
     const delivery = { ...(token !== undefined && { token }), traceparent, description: describeWritten(written), outcome: wait };
-    const { outcome, close } = await deliverTrigger(ctx.options.fetch, target.serviceAddress, operationIri, delivery);
+    const { outcome, close } = await deliverTrigger(ctx.fetch, target.serviceAddress, operationIri, delivery);
     if (outcome && close) ctx.awaited.expect(operationIri, outcome, close);
   } catch (error) {
     log.warn({ err: error }, 'event trigger not delivered; reverting the Operation');

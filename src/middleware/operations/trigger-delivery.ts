@@ -1,5 +1,6 @@
 import { TriggerDeliveryError } from '../../errors.js';
 import { buildEventTriggerUrl } from '../../iri/endpoints.js';
+import { untrustedCertificateHint } from '../../lib/tls-trust.js';
 import { LIMITS } from '../../limits.js';
 import type { FetchFunction } from '../options.js';
 import type { OperationDescription } from './operation-description.js';
@@ -93,8 +94,9 @@ async function openChannel(
   operationIri: string,
   abort: AbortController,
 ): Promise<Delivered | undefined> {
-  if (!response.body || !response.headers?.get('content-type')?.startsWith(OUTCOME_STREAM_TYPE)) return undefined;
-  const reader = response.body.getReader();
+  if (!response.headers?.get('content-type')?.startsWith(OUTCOME_STREAM_TYPE) || !response.body) return undefined;
+  // fetch's web stream and a Node stream alike: leaving the iteration cancels either.
+  const chunks = (response.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let text = '';
   const readLine = async (): Promise<string | undefined> => {
@@ -105,16 +107,16 @@ async function openChannel(
         text = text.slice(newline + 1);
         return line;
       }
-      const { done, value } = await reader.read();
-      if (done || text.length > MAX_OUTCOME_CHARS) return undefined;
-      text += decoder.decode(value, { stream: true });
+      const chunk = await chunks.next();
+      if (chunk.done === true || text.length > MAX_OUTCOME_CHARS) return undefined;
+      text += decoder.decode(chunk.value, { stream: true });
     }
   };
   if ((await readLine()) === undefined) throw new Error('the receiver ended its answer before the first line');
   const outcome = readLine()
     .then((line) => (line === undefined ? null : parseOutcome(line, operationIri)))
     .catch(() => null)
-    .finally(() => void reader.cancel().catch(() => undefined));
+    .finally(() => void chunks.return?.().catch(() => undefined));
   return { outcome, close: () => abort.abort() };
 }
 
@@ -126,21 +128,22 @@ function refusedText(url: string, address: string, sent: boolean): string {
     : `event trigger of the receiver at ${url} answered 401: the receiver requires a bearer token and none is configured for it; ${configure}`;
 }
 
-// TLS verification failures: the receiver's certificate is not one this process trusts.
-const UNTRUSTED = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/u;
-
 // Read by field, not instanceof: fetch's errors may come from another realm (a VM context).
 function errorField(value: unknown, field: 'name' | 'message' | 'code' | 'cause'): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
 }
 
+/**
+ * The error's message and code: Node's client puts the code on the error (`connect ECONNREFUSED
+ * ...`, `self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)`), fetch on its cause (`fetch
+ * failed (ECONNREFUSED)`).
+ */
 function causeText(cause: unknown): string {
   const message = errorField(cause, 'message');
   if (typeof message !== 'string') return String(cause);
-  const code = errorField(errorField(cause, 'cause'), 'code');
+  const own = errorField(cause, 'code');
+  const code = typeof own === 'string' ? own : errorField(errorField(cause, 'cause'), 'code');
   if (typeof code !== 'string' && typeof code !== 'number') return message;
-  const hint = UNTRUSTED.test(String(code))
-    ? "; this process does not trust the receiver's certificate (give it the issuing CA, e.g. NODE_EXTRA_CA_CERTS=/path/ca.pem)"
-    : '';
-  return `${message} (${String(code)})${hint}`;
+  const named = message.includes(String(code)) ? message : `${message} (${String(code)})`;
+  return `${named}${untrustedCertificateHint(code, "the receiver's")}`;
 }

@@ -1,4 +1,5 @@
 import { RuntimeError, UnavailableError } from '../../errors.js';
+import { createKeepAliveFetch, type KeepAliveFetch } from '../../lib/keep-alive-fetch.js';
 import { normalizeHttpAddress } from '../../iri/address.js';
 import { mintServiceIri } from '../../iri/mint.js';
 import type { Logger } from '../../lib/logger.js';
@@ -10,7 +11,7 @@ import { wiringOf } from '../../connectors/wiring.js';
 import { outgoingTokenFor } from '../surface/security-options.js';
 import { ActivityFeed, type ActivityKind } from './activity-feed.js';
 import { Mode } from './mode.js';
-import type { ResolvedOptions } from '../options.js';
+import type { FetchFunction, ResolvedOptions } from '../options.js';
 import { DeviceWatch } from './device-watch.js';
 import { Registry } from './registry.js';
 import { AwaitedOutcomes, OutcomeListeners } from '../operations/outcome-channel.js';
@@ -45,6 +46,10 @@ export class MiddlewareContext {
   readonly graph: GraphOption;
   /** Whether the resource's device answers (resource mode; always available otherwise). */
   readonly device: DeviceWatch;
+  /** What event triggers and twin probes are sent with: the `fetch` option, else {@link ownFetch}. */
+  readonly fetch: FetchFunction;
+  /** The instance's own connections, when no `fetch` was given; closed by {@link closeConnections}. */
+  private readonly ownFetch: KeepAliveFetch | undefined;
   phase: Phase = 'new';
   /** True while the Service is registered and reachable (set by start, cleared by stop). */
   registered = false;
@@ -77,6 +82,8 @@ export class MiddlewareContext {
       ...(options.connectorCredentials && { credentials: options.connectorCredentials }),
     });
     this.device = new DeviceWatch(this);
+    this.ownFetch = options.fetch ? undefined : createKeepAliveFetch();
+    this.fetch = options.fetch ?? this.ownFetch!;
     this.addressValue =
       options.address ?? (options.port === 0 ? undefined : defaultAddress(options.host, options.port, options.tls !== undefined));
   }
@@ -126,6 +133,11 @@ export class MiddlewareContext {
   /** Throws UnavailableError once the instance is stopping or stopped. */
   requireNotStopped(what: string): void {
     if (this.phase === 'stopping' || this.phase === 'stopped') throw new UnavailableError(`${what}: the middleware is ${this.phase}`);
+  }
+
+  /** Waits for the instance's own outgoing requests in flight, then closes its connections (at stop). */
+  closeConnections(): Promise<void> {
+    return this.ownFetch?.close() ?? Promise.resolve();
   }
 
   /** Records an activity entry when the feed is enabled. Details are plain facts, never secrets. */

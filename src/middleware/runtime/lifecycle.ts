@@ -174,6 +174,7 @@ export class Lifecycle {
     if (ctx.phase === 'new') {
       ctx.phase = 'stopped';
       ctx.activity?.close();
+      await ctx.closeConnections();
       return;
     }
     ctx.phase = 'stopping';
@@ -190,6 +191,8 @@ export class Lifecycle {
     ctx.activity?.close();
     if (this.httpServer) await closeServer(this.httpServer, Math.min(ctx.options.shutdownGraceMs, 1000));
     this.httpServer = undefined;
+    // After the outcome channels were closed above: no request in flight waits long for a receiver.
+    await ctx.closeConnections();
     ctx.phase = 'stopped';
     ctx.logger.info('middleware stopped');
   }

@@ -63,7 +63,7 @@ async function orphanOutcome(ctx: MiddlewareContext, operationIri: string): Prom
 /** The candidates no live twin may be running, logging the ones left to a twin. */
 async function withoutLiveTwins(ctx: MiddlewareContext, candidates: readonly RunningOperation[]): Promise<string[]> {
   const alive = await liveAddresses(
-    ctx.options.fetch,
+    ctx.fetch,
     candidates.flatMap((c) => c.survivors),
   );
   const orphans: string[] = [];

@@ -1,4 +1,4 @@
-import { afterEach } from '@jest/globals';
+import { afterAll, afterEach } from '@jest/globals';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { StoreError } from '../../../src/errors.js';
@@ -9,6 +9,7 @@ import { createOperation } from '../../../src/registration/index.js';
 import { OGM } from '../../../src/ogm/index.js';
 import { MeasuredStore, type StoreRequestKind } from '../../../src/store/measured-store.js';
 import type { FetchFunction } from '../../../src/middleware/options.js';
+import { createKeepAliveFetch, type KeepAliveFetch } from '../../../src/lib/keep-alive-fetch.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, SVC, w3, xsd } from '../../../src/vocab/index.js';
 import type { StoreKind } from '../../support/fixtures.js';
@@ -136,6 +137,8 @@ export interface MiddlewareSuite extends StoreSuite {
   create: (options: SemanticMiddlewareOptions) => SemanticMiddleware;
   /** A door controller: ControllerService with the `open` workflow. */
   controller: (options?: Partial<SemanticMiddlewareOptions>) => SemanticMiddleware;
+  /** The middleware's default transport, for a test's own `fetch` to wrap; closed after the file. */
+  keepAliveFetch: KeepAliveFetch;
   /** A queued OpenDoorOperation addressed to `resource`'s (default door1) `open` Capability, created directly in the graph. */
   queuedOp: (options?: { resource?: string; data?: Record<string, string | number> }) => Promise<string>;
 }
@@ -152,6 +155,8 @@ export function middlewareSuite(kind: StoreKind, graph: string): MiddlewareSuite
   });
   const suite = base as MiddlewareSuite;
   suite.graph = graph;
+  suite.keepAliveFetch = createKeepAliveFetch();
+  afterAll(() => suite.keepAliveFetch.close());
   suite.newOgm = (store) => new OGM({ store: store ?? base.store!, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
   suite.create = (options) => {
     const mw = new SemanticMiddleware({ port: 0, logger: silent, heartbeatInterval: 0.2, ...options, ogm: options.ogm ?? suite.newOgm() });
@@ -199,7 +204,7 @@ export async function recordedPair(
   const recording: FetchFunction = async (url, init) => {
     const headers = init?.headers as Record<string, string> | undefined;
     const sent = plainReceiver ? { ...init, headers: { ...headers, accept: 'application/json' } } : init;
-    const response = await fetch(url, sent);
+    const response = await suite.keepAliveFetch(url, sent);
     triggers.push({ accept: headers?.accept, contentType: response.headers.get('content-type') });
     return response;
   };

@@ -1,6 +1,7 @@
 /**
  * Event-trigger delivery with bearer tokens and TLS, against real receivers on 127.0.0.1: the
  * surface's own app (with a token, over HTTP and HTTPS) and a raw server that echoes headers.
+ * Through the middleware's default (the keep-alive fetch) and through Node's fetch alike.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -10,12 +11,15 @@ import { TriggerDeliveryError } from '../../../src/errors.js';
 import { createApp } from '../../../src/middleware/surface/app.js';
 import type { FetchFunction } from '../../../src/middleware/options.js';
 import { deliverTrigger } from '../../../src/middleware/operations/trigger-delivery.js';
+import { createKeepAliveFetch } from '../../../src/lib/keep-alive-fetch.js';
 import { selfSigned, trustingFetch, type SelfSigned } from './support/self-signed.js';
 import { fakeSurface, type FakeSurface } from './support/serve.js';
 
 const TOKEN = 'receiver-token-5f3a9c1e7b2d4086';
 const OPERATION = 'https://example.org/plant#OpenDoorOperation_op_00000000abcd';
 const globalFetch = globalThis.fetch as unknown as FetchFunction;
+const keepAliveFetch = createKeepAliveFetch();
+afterAll(() => keepAliveFetch.close());
 
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -31,7 +35,26 @@ async function failure(promise: Promise<unknown>): Promise<TriggerDeliveryError>
   return error as TriggerDeliveryError;
 }
 
-describe('deliverTrigger with tokens', () => {
+// What each says when the receiver's certificate is not trusted: fetch names no reason but in its cause.
+const UNTRUSTED_CODE = '[A-Z_]*(CERT|SELF_SIGNED|UNABLE_TO_VERIFY)[A-Z_]*';
+describe.each([
+  [
+    'the keep-alive fetch',
+    keepAliveFetch as FetchFunction,
+    new RegExp(
+      `was not delivered: [a-z -]+ \\(${UNTRUSTED_CODE}\\); this process does not trust the receiver's certificate .*NODE_EXTRA_CA_CERTS`,
+      'u',
+    ),
+  ],
+  [
+    "Node's fetch",
+    globalFetch,
+    new RegExp(
+      `was not delivered: fetch failed \\(${UNTRUSTED_CODE}\\); this process does not trust the receiver's certificate .*NODE_EXTRA_CA_CERTS`,
+      'u',
+    ),
+  ],
+])('deliverTrigger with tokens through %s', (_name, send, untrusted) => {
   let tls: SelfSigned;
   const servers: Server[] = [];
   beforeAll(async () => {
@@ -67,13 +90,13 @@ describe('deliverTrigger with tokens', () => {
 
   it('should send the token as a Bearer header and be let in', async () => {
     const { address, surface } = await receiver();
-    await deliverTrigger(globalFetch, address, OPERATION, { token: TOKEN });
+    await deliverTrigger(send, address, OPERATION, { token: TOKEN });
     expect(surface.triggered).toEqual([OPERATION]);
   });
 
   it('should send no Authorization header without a token', async () => {
     const { address, seen } = await echo(200);
-    await deliverTrigger(globalFetch, address, OPERATION);
+    await deliverTrigger(send, address, OPERATION);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.authorization).toBeUndefined();
   });
@@ -81,43 +104,76 @@ describe('deliverTrigger with tokens', () => {
   it('should say the receiver refused the token, and what to configure, without the token', async () => {
     const { address, surface } = await receiver();
     const wrong = 'some-other-token-0000000000';
-    const refused = await failure(deliverTrigger(globalFetch, address, OPERATION, { token: wrong }));
+    const refused = await failure(deliverTrigger(send, address, OPERATION, { token: wrong }));
     expect(refused.message).toBe(
       `event trigger of the receiver at ${address}/workflows/event_trigger/execute answered 401: the receiver refused the token sent; configure the receiver's token for ${address} in outgoingTokens.byAddress, or the plant token in outgoingTokens.default (a sidecar: outgoingTokens.byAddressFiles / defaultFile, or SIDECAR_OUTGOING_TOKEN_FILE)`,
     );
     expect(refused.status).toBe(502);
-    const missing = await failure(deliverTrigger(globalFetch, address, OPERATION));
+    const missing = await failure(deliverTrigger(send, address, OPERATION));
     expect(missing.message).toContain('answered 401: the receiver requires a bearer token and none is configured for it;');
     expect(surface.triggered).toEqual([]);
   });
 
   it("should not quote the token when a receiver's error body echoes it", async () => {
     const { address, seen } = await echo(500);
-    const error = await failure(deliverTrigger(globalFetch, address, OPERATION, { token: TOKEN }));
+    const error = await failure(deliverTrigger(send, address, OPERATION, { token: TOKEN }));
     expect(seen[0]!.authorization).toBe(`Bearer ${TOKEN}`);
     expect(error.message).toContain('answered 500: {"detail":"echo');
     expect(error.message).toContain('Bearer [redacted]');
     expect(error.message).not.toContain(TOKEN);
   });
 
-  it('should deliver over HTTPS to a receiver whose certificate it trusts', async () => {
-    const { address, surface } = await receiver(true);
-    const { fetch, agent } = trustingFetch(tls.cert);
-    try {
-      await deliverTrigger(fetch, address, OPERATION, { token: TOKEN });
-    } finally {
-      await agent.close();
-    }
-    expect(address.startsWith('https://')).toBe(true);
-    expect(surface.triggered).toEqual([OPERATION]);
-  });
+  // An undici Agent can be given the CA in this process. The keep-alive fetch trusts what the
+  // process trusts: NODE_EXTRA_CA_CERTS, read at start (test/e2e/auth.test.ts runs sidecars so).
+  if (send === globalFetch) {
+    it('should deliver over HTTPS to a receiver whose certificate it trusts', async () => {
+      const { address, surface } = await receiver(true);
+      const { fetch, agent } = trustingFetch(tls.cert);
+      try {
+        await deliverTrigger(fetch, address, OPERATION, { token: TOKEN });
+      } finally {
+        await agent.close();
+      }
+      expect(address.startsWith('https://')).toBe(true);
+      expect(surface.triggered).toEqual([OPERATION]);
+    });
+  }
 
   it('should name the untrusted certificate and how to trust it', async () => {
     const { address, surface } = await receiver(true);
-    const error = await failure(deliverTrigger(globalFetch, address, OPERATION, { token: TOKEN }));
-    expect(error.message).toMatch(
-      /was not delivered: fetch failed \([A-Z_]*(CERT|SELF_SIGNED|UNABLE_TO_VERIFY)[A-Z_]*\); this process does not trust the receiver's certificate .*NODE_EXTRA_CA_CERTS/u,
-    );
+    const error = await failure(deliverTrigger(send, address, OPERATION, { token: TOKEN }));
+    expect(error.message).toMatch(untrusted);
     expect(surface.triggered).toEqual([]);
+  });
+});
+
+describe('deliverTrigger through the keep-alive fetch, without an answer', () => {
+  it('should name a refused connection with its code', async () => {
+    const server = createHttpServer();
+    const port = await listen(server);
+    await new Promise((r) => server.close(r));
+    const error = await failure(deliverTrigger(keepAliveFetch, `http://127.0.0.1:${port}`, OPERATION));
+    expect(error.message).toBe(
+      `event trigger of the receiver at http://127.0.0.1:${port}/workflows/event_trigger/execute was not delivered: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+  });
+
+  it('should give up after timeoutMs and close the connection', async () => {
+    let open = 0;
+    const server = createHttpServer(() => undefined);
+    server.on('connection', (socket) => {
+      open += 1;
+      socket.once('close', () => (open -= 1));
+    });
+    const port = await listen(server);
+    try {
+      const error = await failure(deliverTrigger(keepAliveFetch, `http://127.0.0.1:${port}`, OPERATION, { timeoutMs: 200 }));
+      expect(error.message).toMatch(/was not delivered: no answer within 200 ms$/u);
+      for (let i = 0; i < 100 && open > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(open).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -22,13 +22,6 @@ import { childSpan, formatTraceparent, TRACEPARENT_HEADER } from '../../../traci
 import { currentTrace, withTrace } from '../../../tracing/trace-scope.js';
 import { assertDevicePath, type HttpTarget } from './target.js';
 
-/**
- * Idle connections are closed after this long unless the device announces its own keep-alive
- * timeout (the agent then closes them a second before it): shorter than the 5 s of a Node or
- * Python bridge, so a request is never written to a connection the bridge is just closing.
- */
-const IDLE_CONNECTION_MS = 4_000;
-
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
 const ACCEPT_HEADERS = { accept: 'application/json' };
 
@@ -70,7 +63,7 @@ export class HttpDeviceClient implements DeviceClient {
     this.description = target.description;
     this.maxReplyBytes = settings.maxReplyBytes;
     this.log = settings.logger;
-    const agentOptions = { keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' as const };
+    const agentOptions = { keepAlive: true, timeout: LIMITS.keepAliveIdleMs, scheduling: 'lifo' as const };
     this.agent = target.secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.send = target.secure ? httpsRequest : httpRequest;
     this.probe = this.route('HEAD', '/', LIMITS.deviceTimeoutMs);

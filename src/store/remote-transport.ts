@@ -1,0 +1,172 @@
+/**
+ * The remote store's transport: one SPARQL 1.1 Protocol request, POSTed form-encoded (`query=` or
+ * `update=`) with `accept: application/sparql-results+json` and basic auth, its answer read up
+ * to {@link LIMITS.remoteAnswerMaxBytes} within the request's time. The store above it turns
+ * answers into results or {@link StoreError}s.
+ *
+ * By default requests go out on keep-alive connections of the store's own, with Node's HTTP
+ * client ({@link KeepAliveClient}: about 40% of the CPU of `fetch`, see
+ * `bench/store-client.bench.mjs`), at most {@link LIMITS.remoteMaxConcurrentRequests} at once.
+ * An injected `fetch` (a test's, a proxy's) is used as given instead, with an
+ * `AbortSignal.timeout` per request.
+ */
+import { KeepAliveClient, readLimited, type RequestTarget } from '../lib/keep-alive-client.js';
+import { LIMITS } from '../limits.js';
+
+/** What the store answered. */
+export interface StoreAnswer {
+  status: number;
+  statusText: string;
+  /** The body as text; only its start when it was longer than the limit. */
+  body: string;
+  /** False when the body was longer than {@link LIMITS.remoteAnswerMaxBytes} and was not read to its end. */
+  complete: boolean;
+  /** The `location` header, which a redirect carries. */
+  location?: string;
+}
+
+/** Options of {@link openTransport}: endpoints without credentials, the credentials apart. */
+export interface TransportOptions {
+  queryUrl: string;
+  updateUrl: string;
+  /** Basic-auth user; sent only together with `password`. */
+  user?: string;
+  password?: string;
+  /** Time one request may take, the answer's body included. */
+  timeoutMs: number;
+  /** Sent with instead of the store's own connections. */
+  fetch?: typeof fetch;
+}
+
+/** Sends SPARQL requests to one store. */
+export interface StoreTransport {
+  /**
+   * POSTs `text` as an update (to the update endpoint) or a query. A query, being safe to repeat,
+   * is sent again once when the kept-alive connection it went out on was reset before any byte
+   * of the answer came; an update never is.
+   * @throws the connection's error, or one named `TimeoutError` when `timeoutMs` ran out.
+   */
+  send(text: string, update: boolean): Promise<StoreAnswer>;
+  /** Waits for the requests in flight, then closes the connections. */
+  close(): Promise<void>;
+}
+
+const JSON_RESULTS = 'application/sparql-results+json';
+
+/** The transport for `options`: the store's own connections, or `options.fetch` when one is given. */
+export function openTransport(options: TransportOptions): StoreTransport {
+  const headers: Record<string, string> = { accept: JSON_RESULTS, 'content-type': 'application/x-www-form-urlencoded' };
+  const { user, password } = options;
+  if (user !== undefined && password !== undefined) headers.authorization = `Basic ${basicCredentials(user, password)}`;
+  return options.fetch ? new FetchTransport(options, headers, options.fetch) : new HttpTransport(options, headers);
+}
+
+/** The credentials of a basic-auth header, as sent (and as a store might quote them back). */
+export function basicCredentials(user: string, password: string): string {
+  return Buffer.from(`${user}:${password}`).toString('base64');
+}
+
+/**
+ * The form body. `encodeURIComponent` writes a space as `%20` rather than the form's `+`, which
+ * every form decoder reads alike; a lone surrogate (which it refuses) becomes U+FFFD, as
+ * `URLSearchParams` would make it.
+ */
+function formBody(text: string, update: boolean): string {
+  return `${update ? 'update' : 'query'}=${encodeURIComponent(text.toWellFormed())}`;
+}
+
+class HttpTransport implements StoreTransport {
+  // maxSockets matches the store's limiter: a request let through never waits for a connection.
+  private readonly client = new KeepAliveClient({ maxSockets: LIMITS.remoteMaxConcurrentRequests });
+  private readonly query: RequestTarget;
+  private readonly update: RequestTarget;
+
+  constructor(
+    private readonly options: TransportOptions,
+    private readonly headers: Record<string, string>,
+  ) {
+    this.query = this.client.target(options.queryUrl);
+    this.update = this.client.target(options.updateUrl);
+  }
+
+  async send(text: string, update: boolean): Promise<StoreAnswer> {
+    const answer = await this.client.send(update ? this.update : this.query, {
+      method: 'POST',
+      headers: this.headers,
+      body: formBody(text, update),
+      timeoutMs: this.options.timeoutMs,
+      idempotent: !update,
+    });
+    const { bytes, complete } = await readLimited(answer, LIMITS.remoteAnswerMaxBytes);
+    const { location } = answer.headers;
+    return {
+      status: answer.statusCode ?? 0,
+      statusText: answer.statusMessage ?? '',
+      body: bytes.toString('utf8'),
+      complete,
+      ...(location !== undefined && { location }),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+class FetchTransport implements StoreTransport {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly options: TransportOptions,
+    private readonly headers: Record<string, string>,
+    private readonly fetch: typeof globalThis.fetch,
+  ) {}
+
+  send(text: string, update: boolean): Promise<StoreAnswer> {
+    const sent = this.sendOnce(text, update);
+    const settled = sent.catch(() => undefined).finally(() => this.inFlight.delete(settled));
+    this.inFlight.add(settled);
+    return sent;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.inFlight);
+  }
+
+  private async sendOnce(text: string, update: boolean): Promise<StoreAnswer> {
+    const { queryUrl, updateUrl, timeoutMs } = this.options;
+    const res = await this.fetch(update ? updateUrl : queryUrl, {
+      method: 'POST',
+      headers: this.headers,
+      body: formBody(text, update),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const { bytes, complete } = await readWebLimited(res, LIMITS.remoteAnswerMaxBytes);
+    const location = res.headers.get('location');
+    return {
+      status: res.status,
+      statusText: res.statusText,
+      body: bytes.toString('utf8'),
+      complete,
+      ...(location !== null && { location }),
+    };
+  }
+}
+
+/** {@link readLimited} for a fetch Response. */
+async function readWebLimited(res: Response, maxBytes: number): Promise<{ bytes: Buffer; complete: boolean }> {
+  if (Number(res.headers.get('content-length')) > maxBytes) {
+    await res.body?.cancel();
+    return { bytes: Buffer.alloc(0), complete: false };
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  if (!res.body) return { bytes: Buffer.alloc(0), complete: true };
+  // Leaving the loop early cancels the stream.
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    length += chunk.length;
+    if (length > maxBytes) return { bytes: Buffer.concat(chunks.slice(0, 1)), complete: false };
+    chunks.push(chunk);
+  }
+  return { bytes: Buffer.concat(chunks), complete: true };
+}
