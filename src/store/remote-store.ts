@@ -10,6 +10,7 @@ import { parseAskJson, parseSelectJson } from './sparql-json.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
 import { updateReport } from './virtuoso-report.js';
+import { isVirtuosoServer, readCommitted } from './virtuoso-reads.js';
 
 // Re-exported for the callers and tests that import them from here.
 export { chunkByBlankNodes } from './remote-load.js';
@@ -60,6 +61,9 @@ const DEADLOCK = /\b40001\b|deadlock/iu;
  *   {@link LIMITS.remoteAnswerMaxBytes} fails the request;
  * - a query (never an update) is sent again once when the kept-alive connection it went out on
  *   was reset before the answer began: the store may close an idle connection as it is reused.
+ * - once an answer's `Server` header names Virtuoso, queries (not updates) are sent with a
+ *   pragma that makes them read without locks: serializable reads of every heartbeat deadlocked
+ *   with the heartbeat updates (see `virtuoso-reads.ts`).
  *
  * Errors are {@link StoreError}s naming the endpoint (credentials stripped), the HTTP status and
  * the start of the body. Credentials never appear in `description`, in errors or in logs.
@@ -81,6 +85,8 @@ class RemoteSparqlStore implements RemoteStore {
   private retries = 0;
   private failures = 0;
   private closed = false;
+  /** Set once an answer named Virtuoso as its server: queries then read without locks (`virtuoso-reads.ts`). */
+  private virtuoso = false;
   /** Keeps this process within the store's connection limit; see LIMITS.remoteMaxConcurrentRequests. */
   private readonly limiter = new Limiter(LIMITS.remoteMaxConcurrentRequests);
   private readonly transport: StoreTransport;
@@ -126,11 +132,16 @@ class RemoteSparqlStore implements RemoteStore {
   }
 
   async select(query: string): Promise<Bindings[]> {
-    return parseSelectJson(await this.exchange(query, false), this.queryUrl);
+    return parseSelectJson(await this.exchange(this.readText(query), false), this.queryUrl);
   }
 
   async ask(query: string): Promise<boolean> {
-    return parseAskJson(await this.exchange(query, false), this.queryUrl);
+    return parseAskJson(await this.exchange(this.readText(query), false), this.queryUrl);
+  }
+
+  /** A query as sent: on Virtuoso, made to take no read locks (see `virtuoso-reads.ts`). */
+  private readText(query: string): string {
+    return this.virtuoso ? readCommitted(query) : query;
   }
 
   async update(update: string): Promise<void> {
@@ -227,6 +238,7 @@ class RemoteSparqlStore implements RemoteStore {
     } catch (cause) {
       throw new StoreError(this.redact(this.transportMessage(cause, endpoint)), endpoint, undefined, { cause });
     }
+    this.virtuoso ||= isVirtuosoServer(answer.server);
     const { status, statusText, body, complete } = answer;
     if (status < 200 || status > 299) {
       const message = `${endpoint} answered HTTP ${status} ${statusText}: ${bodyPreview(body)}${redirectHint(answer)}`;

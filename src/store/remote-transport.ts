@@ -23,6 +23,8 @@ export interface StoreAnswer {
   complete: boolean;
   /** The `location` header, which a redirect carries. */
   location?: string;
+  /** The `server` header: which store software answered. */
+  server?: string;
 }
 
 /** Options of {@link openTransport}: endpoints without credentials, the credentials apart. */
@@ -98,13 +100,14 @@ class HttpTransport implements StoreTransport {
       idempotent: !update,
     });
     const { bytes, complete } = await readLimited(answer, LIMITS.remoteAnswerMaxBytes);
-    const { location } = answer.headers;
+    const { location, server } = answer.headers;
     return {
       status: answer.statusCode ?? 0,
       statusText: answer.statusMessage ?? '',
       body: bytes.toString('utf8'),
       complete,
       ...(location !== undefined && { location }),
+      ...(typeof server === 'string' && { server }),
     };
   }
 
@@ -143,12 +146,14 @@ class FetchTransport implements StoreTransport {
     });
     const { bytes, complete } = await readWebLimited(res, LIMITS.remoteAnswerMaxBytes);
     const location = res.headers.get('location');
+    const server = res.headers.get('server');
     return {
       status: res.status,
       statusText: res.statusText,
       body: bytes.toString('utf8'),
       complete,
       ...(location !== null && { location }),
+      ...(server !== null && { server }),
     };
   }
 }

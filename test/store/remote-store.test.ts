@@ -179,6 +179,29 @@ describe('remote store against loopback servers', () => {
     expect(store.description).toContain(updateUrl);
   });
 
+  it('should send queries to a Virtuoso server with the no-read-lock pragma, and updates without it', async () => {
+    const sent = (i: number) => new URLSearchParams(server?.requests[i]?.body);
+    for (const name of ['Virtuoso/07.20.3229 (Linux) x86_64-pc-linux-gnu', 'Apache Jena Fuseki (5.1.0)']) {
+      server = await withServer((_req, _body, res) => {
+        res.writeHead(200, { 'content-type': 'application/sparql-results+json', server: name });
+        res.end(JSON.stringify({ head: { vars: [] }, results: { bindings: [] } }));
+      });
+      const store = openRemoteStore({ queryUrl: server.url });
+      await store.ask('ASK { ?s ?p ?o }'); // the first answer names the server
+      await store.ask('PREFIX ex: <urn:ex:> ASK { ?s ex:p ?o }');
+      await store.select('SELECT ?s WHERE { ?s ?p ?o }');
+      await store.update('INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }');
+      const pragma = name.startsWith('Virtuoso') ? 'define sql:table-option "isolation read committed" ' : '';
+      expect(sent(0).get('query')).toBe('ASK { ?s ?p ?o }');
+      expect(sent(1).get('query')).toBe(`${pragma}PREFIX ex: <urn:ex:> ASK { ?s ex:p ?o }`);
+      expect(sent(2).get('query')).toBe(`${pragma}SELECT ?s WHERE { ?s ?p ?o }`);
+      expect(sent(3).get('update')).toBe('INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }');
+      await store.close();
+      await server.close();
+      server = undefined;
+    }
+  });
+
   it('should refuse calls after close', async () => {
     const store = openRemoteStore({ queryUrl: 'http://127.0.0.1:9/sparql' });
     await store.close();
