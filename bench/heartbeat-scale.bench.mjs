@@ -18,13 +18,12 @@ import { performance } from 'node:perf_hooks';
 import { OGM } from '../dist/ogm/index.js';
 import { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE } from '../dist/ontology/files.js';
 import { provisionOntology } from '../dist/ontology/provision.js';
-import { updateHeartbeat } from '../dist/registration/index.js';
 import { openEmbeddedStore } from '../dist/store/embedded-store.js';
 import { openRemoteStore } from '../dist/store/remote-store.js';
 import { sparql } from '../dist/store/sparql.js';
 import { namedNode } from '../dist/store/terms.js';
 import { DEFAULT_DATA_GRAPH, ONTOLOGY_GRAPHS } from '../dist/vocab/index.js';
-import { discoveryLoop, paceHeartbeats, pool, registerOne, STALENESS_S, sweepLoop } from './heartbeat-sim.mjs';
+import { discoveryLoop, heartbeat, paceHeartbeats, pool, registerOne, STALENESS_S, sweepLoop } from './heartbeat-sim.mjs';
 import { writeResults } from './results.mjs';
 import { envInt } from './sidecar-support.mjs';
 import { percentile, round } from './support.mjs';
@@ -133,7 +132,7 @@ async function simulateWindow(ogm, plant, rate, s) {
 async function step(ogm, plant, n, s) {
   const retried = plant.store.retriedRequests;
   const reg = await grow(ogm, plant, n, s);
-  const burstS = await pool(plant.live, s.concurrency, (x) => updateHeartbeat(ogm, x.serviceIri));
+  const burstS = await pool(plant.live, s.concurrency, (x) => heartbeat(ogm, x));
   const required = n / HEARTBEAT_S;
   const once = await simulateWindow(ogm, plant, required, s);
   const last = once.reasons.length > 0 ? await simulateWindow(ogm, plant, required, s) : once;
