@@ -12,7 +12,9 @@
 // left, discovery naming a stale or foreign Service, failed heartbeats) fail the run.
 // Env: BENCH_HB_STEPS (default 100,1000), BENCH_HB_SECONDS (5), BENCH_HB_CONCURRENCY (16
 // heartbeats in flight), BENCH_HB_REG_CONCURRENCY (8), BENCH_HB_SWEEP_BOUND_MS (1000),
-// BENCH_HB_DISCOVERY_BOUND_MS (100), BENCH_HB_STORES (embedded,virtuoso).
+// BENCH_HB_DISCOVERY_BOUND_MS (100), BENCH_HB_STORES (embedded,virtuoso), BENCH_HB_ORDER
+// (phases: each Service beats on a phase of its own; registration: in the order registered,
+// the worst case for Virtuoso's locks; see heartbeatOrder in heartbeat-sim.mjs).
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -24,7 +26,7 @@ import { openRemoteStore } from '../dist/store/remote-store.js';
 import { sparql } from '../dist/store/sparql.js';
 import { namedNode } from '../dist/store/terms.js';
 import { DEFAULT_DATA_GRAPH, ONTOLOGY_GRAPHS } from '../dist/vocab/index.js';
-import { discoveryLoop, heartbeat, paceHeartbeats, pool, registerOne, STALENESS_S, sweepLoop } from './heartbeat-sim.mjs';
+import { discoveryLoop, heartbeat, heartbeatOrder, paceHeartbeats, pool, registerOne, STALENESS_S, sweepLoop } from './heartbeat-sim.mjs';
 import { startHeartbeatWorker } from './heartbeat-worker.mjs';
 import { writeResults } from './results.mjs';
 import { envInt } from './sidecar-support.mjs';
@@ -51,6 +53,7 @@ export function heartbeatSettings(overrides = {}) {
     seconds: envInt('BENCH_HB_SECONDS', 5),
     concurrency: envInt('BENCH_HB_CONCURRENCY', 16),
     registerConcurrency: envInt('BENCH_HB_REG_CONCURRENCY', 8),
+    order: process.env.BENCH_HB_ORDER ?? 'phases',
     sweepEveryMs: 1000,
     sweepBoundMs: envInt('BENCH_HB_SWEEP_BOUND_MS', 1000),
     discoveryBoundMs: envInt('BENCH_HB_DISCOVERY_BOUND_MS', 100),
@@ -121,7 +124,7 @@ function degradation(hb, idleSweeps, found, s) {
  */
 async function simulateWindow(ogm, plant, rate, s) {
   const options = { rate, seconds: s.seconds, concurrency: s.concurrency };
-  const beats = plant.worker?.pace(plant.live, options) ?? { started: undefined, done: paceHeartbeats(ogm, plant.live, options) };
+  const beats = plant.worker?.pace(plant.phases, options) ?? { started: undefined, done: paceHeartbeats(ogm, plant.phases, options) };
   await beats.started;
   const until = performance.now() + s.seconds * 1000;
   const [hb, sweeps, found] = await Promise.all([
@@ -141,7 +144,8 @@ async function simulateWindow(ogm, plant, rate, s) {
 async function step(ogm, plant, n, s) {
   const retried = plant.store.retriedRequests;
   const reg = await grow(ogm, plant, n, s);
-  const burstS = await pool(plant.live, s.concurrency, (x) => heartbeat(ogm, x));
+  plant.phases = heartbeatOrder(plant.live, s.order);
+  const burstS = await pool(plant.phases, s.concurrency, (x) => heartbeat(ogm, x));
   const required = n / HEARTBEAT_S;
   const once = await simulateWindow(ogm, plant, required, s);
   const last = once.reasons.length > 0 ? await simulateWindow(ogm, plant, required, s) : once;
@@ -241,7 +245,7 @@ export async function run(overrides = {}, { write = true } = {}) {
     problems.push(...result.problems);
   }
   const meta = {
-    heartbeat: `every ${HEARTBEAT_S} s per Service (required rate N/${HEARTBEAT_S} per second), at most ${s.concurrency} in flight (on a remote store from a worker thread with a client of its own); staleness ${STALENESS_S} s`,
+    heartbeat: `every ${HEARTBEAT_S} s per Service (required rate N/${HEARTBEAT_S} per second), in ${s.order} order, at most ${s.concurrency} in flight (on a remote store from a worker thread with a client of its own); staleness ${STALENESS_S} s`,
     window: `${s.seconds} s per step, sweep every ${s.sweepEveryMs} ms, discovery back to back (10 ms pause), unpinned and pinned alternating`,
     degrades: `heartbeats completed in the window < 95% of those due (less one), idle sweep p50 > ${s.sweepBoundMs} ms, or discovery p99 > ${s.discoveryBoundMs} ms`,
     registration: `through the registration library (Service, Workflow + Capability, address + heartbeat), ${s.registerConcurrency} concurrent; 1% more Services registered stale`,

@@ -56,6 +56,38 @@ export function heartbeat(ogm, service) {
   return updateHeartbeat(ogm, service.serviceIri);
 }
 
+/**
+ * `services` in the order their heartbeats fall due in each period: `registration` keeps the
+ * order they were registered in, `phases` (the default) shuffles them with a fixed seed, the
+ * same in every run. A sidecar beats on the phase its own start gave it, and sidecars register
+ * far slower than they beat at plant scale (31 a second here, against 333 heartbeats a second
+ * at 10,000 Services), so Services registered one after the other do not beat together. In
+ * registration order the 3-4 heartbeats issued at each tick are of exactly such neighbours,
+ * which sit next to each other in the store's indexes (Virtuoso numbers IRIs as it first meets
+ * them): with serializable updates each one's lock on the next key (its neighbour's heartbeat)
+ * deadlocks with the neighbour's own update. Measured at 5,000 Services, 16 in flight on
+ * Virtuoso: 4-16 deadlocks per 4 s in registration order, none shuffled. `registration` keeps
+ * that worst case measurable.
+ */
+export function heartbeatOrder(services, order = 'phases') {
+  if (order === 'registration') return [...services];
+  if (order !== 'phases') throw new Error(`heartbeat order must be "phases" or "registration", got "${order}"`);
+  // mulberry32: small, seeded, good enough to spread the phases.
+  let seed = 0x5eed;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...services];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 /** Runs `fn(item)` for every item, `concurrency` at a time; resolves with the seconds it took. */
 export async function pool(items, concurrency, fn) {
   const started = performance.now();
@@ -68,7 +100,8 @@ export async function pool(items, concurrency, fn) {
 }
 
 /**
- * Heartbeats paced at `rate` per second for `seconds`, round-robin over `services`, at most
+ * Heartbeats paced at `rate` per second for `seconds`, round-robin over `services` (in the order
+ * {@link heartbeatOrder} gives), at most
  * `concurrency` in flight (an open loop: when the store is slower than the rate, the due
  * heartbeats pile up and the achieved rate falls behind). Returns the heartbeats completed in
  * the window, those due, their latencies and the failures.
