@@ -43,9 +43,10 @@ type LaneMatch = { path: string; name: string; caller: TokenCaller } & (
  * that may run it), a body of declared length within the limit, no Content-Encoding, and no
  * Content-Type or JSON in UTF-8; or GET of exactly `/state/{name}` of a registered state,
  * authorized. A workflow call or state read is recorded in the activity feed with its caller, as
- * express's routes record it; the trigger answers as its route does (answerTrigger). Every other request (and so every refusal of the request itself
- * but a body that is not valid UTF-8 or not JSON) goes to `app` untouched. Errors of the call
- * answer exactly as express's error middleware does (see answerError).
+ * express's routes record it; the trigger answers as its route does (answerTrigger). Every other
+ * request (and so every refusal of the request itself but a body that is not valid UTF-8 or not
+ * JSON) goes to `app` untouched. Errors of the call answer exactly as express's error middleware
+ * does (see answerError).
  */
 export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener): RequestListener {
   const limit = surface.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes;
@@ -64,8 +65,10 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
     }
     const name = decodedName(WORKFLOW_PATH.exec(path)?.[1]);
     if (name === undefined || !plainBody(req, limit)) return undefined;
-    // The trigger ignores a query string, as its express route does.
-    const trigger = name === EVENT_TRIGGER_WORKFLOW_NAME;
+    // Only the trigger's own path (its query string ignored, as its express route ignores it):
+    // an escaped spelling of its name is routed by express as a workflow, and answered there.
+    const trigger = path === TRIGGER_ROUTE;
+    if (!trigger && name === EVENT_TRIGGER_WORKFLOW_NAME) return undefined;
     const handler = trigger ? undefined : surface.workflow(name);
     if (!trigger && !handler) return undefined;
     // A caller whose token does not allow this workflow goes to express, which answers 403.

@@ -86,6 +86,7 @@ const EXPRESS_CASES: [string, Buffer][] = [
     'the event trigger with a gzip body',
     post('/workflows/event_trigger/execute', gzipSync('{"operation_iri":"urn:op:1"}'), ['Content-Encoding: gzip', auth]),
   ],
+  ['the event trigger under an escaped name', post('/workflows/event%5Ftrigger/execute', '{"operation_iri":"urn:op:1"}', [auth])],
   ['the event trigger without a token', post('/workflows/event_trigger/execute', '{"operation_iri":"urn:op:1"}')],
   ['a body over the limit', post('/workflows/echo/execute', `{"pad":"${'x'.repeat(300)}"}`, [auth])],
   [
