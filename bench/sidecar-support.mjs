@@ -15,6 +15,9 @@ export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const CLI = join(ROOT, 'bin', 'semantic-sidecar.js');
 export const BRIDGE = join(ROOT, 'examples', 'mock-plc-bridge', 'bridge.mjs');
 export const BARE_PROXY = join(ROOT, 'bench', 'sidecar-bare-proxy.mjs');
+// BENCH_CPU_PROF=<dir>: every child writes a V8 CPU profile there when it exits (NODE_OPTIONS
+// refuses --cpu-prof), to see where a figure's CPU goes.
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
 /**
  * The child processes of one run, each with its stderr in `<dir>/<name>.log`. `stopAll` ends
@@ -40,7 +43,7 @@ export class Children {
   #spawn(args, env) {
     // A run that timed out may still be starting things; once stopping began, nothing new starts.
     if (this.#closed) throw new Error(`not starting ${args.join(' ')}: the run is stopping`);
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, [...PROFILE_ARGS, ...args], {
       cwd: ROOT,
       env: env ? { ...process.env, ...env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
