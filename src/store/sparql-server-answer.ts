@@ -1,7 +1,7 @@
 import { SemanticMiddlewareError, StoreError } from '../errors.js';
 import type { QueryDataset, QueryResultsOptions } from './embedded-store.js';
 import { formatsOf, negotiate, RESULTS_JSON } from './sparql-server-formats.js';
-import { parseQuery, planUpdate, type ParsedQuery } from './sparql-server-parse.js';
+import { parseQuery, parseQueryFully, planUpdate, planUpdateFully, type ParsedQuery } from './sparql-server-parse.js';
 import { askResultJson, selectResultsJson, SPARQL_RESULTS_JSON, updateReportJson } from './sparql-server-results.js';
 import { ProtocolError, type SparqlOperation } from './sparql-server-request.js';
 import type { TripleStore } from './triple-store.js';
@@ -45,15 +45,10 @@ const VARY = { vary: 'Accept' } as const;
  * USING or WITH reads the store's default graph, as SPARQL 1.1 Update says.
  */
 export async function execute(store: TripleStore, op: SparqlOperation, accept: string | undefined): Promise<Answer> {
-  if (op.kind === 'update') {
-    const plan = planUpdate(op.text, op.dataset);
-    if (plan.whereAsk !== undefined) {
-      const applied = await store.conditionalUpdate(plan.text, { before: plan.whereAsk, after: plan.whereAsk });
-      return { status: 200, type: SPARQL_RESULTS_JSON, body: updateReportJson(applied) };
-    }
-    await store.update(plan.text);
-    return { status: 204 };
-  }
+  return op.kind === 'update' ? executeUpdate(store, op) : answerQuery(store, op, accept);
+}
+
+async function queryAnswer(store: TripleStore, op: SparqlOperation, accept: string | undefined): Promise<Answer> {
   const query = parseQuery(op.text);
   const format = negotiate(accept, formatsOf(query.form));
   if (hasQueryResults(store)) {
@@ -61,6 +56,32 @@ export async function execute(store: TripleStore, op: SparqlOperation, accept: s
     return { status: 200, type: format.contentType, body, headers: VARY };
   }
   return bindingsAnswer(store, op, query, format === RESULTS_JSON);
+}
+
+async function executeUpdate(store: TripleStore, op: SparqlOperation): Promise<Answer> {
+  const plan = planUpdate(op.text, op.dataset);
+  if (plan.whereAsk === undefined) {
+    await store.update(plan.text);
+    return { status: 204 };
+  }
+  try {
+    const applied = await store.conditionalUpdate(plan.text, { before: plan.whereAsk, after: plan.whereAsk });
+    return { status: 200, type: SPARQL_RESULTS_JSON, body: updateReportJson(applied) };
+  } catch (error) {
+    // The store's complaint would point into the ASK, not the request: the parser names it.
+    if (parserMessage(error) !== undefined) planUpdateFully(op.text, op.dataset);
+    throw error;
+  }
+}
+
+/** {@link queryAnswer}, with the parser's message for a query the store refuses. */
+async function answerQuery(store: TripleStore, op: SparqlOperation, accept: string | undefined): Promise<Answer> {
+  try {
+    return await queryAnswer(store, op, accept);
+  } catch (error) {
+    if (parserMessage(error) !== undefined) parseQueryFully(op.text);
+    throw error;
+  }
 }
 
 function hasQueryResults(store: TripleStore): store is ResultsStore {

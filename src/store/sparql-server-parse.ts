@@ -1,10 +1,11 @@
 import sparqljs from 'sparqljs';
 import type { InsertDeleteOperation, IriTerm, Pattern, Query, Quads, SparqlQuery, Update, UpdateOperation } from 'sparqljs';
 import { ProtocolError, type GraphList } from './sparql-server-request.js';
+import { scanQuery, scanUpdate } from './sparql-server-scan.js';
 
 /**
- * What the SPARQL server needs to know of a request's text, read by sparqljs (a maintained
- * SPARQL 1.1 parser): a query's form and whether it names its own dataset; for an update,
+ * What the SPARQL server needs to know of a request's text: a query's form and whether it names
+ * its own dataset; for an update,
  * whether it is one DELETE/INSERT ... WHERE operation (and the ASK of that WHERE), and the
  * update with the protocol's `using-graph-uri` / `using-named-graph-uri` applied. The store
  * parses every request again when it runs it; a text it refuses writes nothing.
@@ -46,6 +47,11 @@ const MAY_HAVE_WHERE = /where/iu;
  * @example parseQuery('PREFIX svc: <https://w3id.org/circularfactory/Service#> ASK { ?s a svc:Service }'); // { form: 'ASK', namesDataset: false }
  */
 export function parseQuery(text: string): ParsedQuery {
+  return scanQuery(text) ?? parseQueryFully(text);
+}
+
+/** {@link parseQuery} by sparqljs alone: for the texts the lexer leaves, and for their errors. */
+export function parseQueryFully(text: string): ParsedQuery {
   const parsed = parseOrRefuse(text, 'query');
   if (parsed.type !== 'query') throw new ProtocolError(400, 'malformed SPARQL query: this is an update; send it as "update" (POST)');
   const from = parsed.from;
@@ -62,6 +68,11 @@ export function parseQuery(text: string): ParsedQuery {
  */
 export function planUpdate(text: string, using?: GraphList): UpdatePlan {
   if (!MAY_HAVE_WHERE.test(text)) return { text };
+  return (using === undefined ? scanUpdate(text) : undefined) ?? planUpdateFully(text, using);
+}
+
+/** {@link planUpdate} by sparqljs alone: for the texts the lexer leaves, and for their errors. */
+export function planUpdateFully(text: string, using?: GraphList): UpdatePlan {
   const parsed = parseOrRefuse(text, 'update');
   if (parsed.type !== 'update') throw new ProtocolError(400, 'malformed SPARQL update: this is a query; send it as "query"');
   const update = using === undefined ? parsed : withUsing(parsed, using);
