@@ -4,6 +4,11 @@
 export const LIMITS = Object.freeze({
   /** Longest IRI accepted anywhere. Generous for minted IRIs, small enough to stop abuse. */
   maxIriLength: 2048,
+  /**
+   * IRIs remembered as valid, so a repeated check is a lookup (at most this many, ~2048 chars
+   * each: bounded memory even for hostile input; a sidecar's working set is a few hundred).
+   */
+  validIriCacheSize: 4096,
   /** Longest workflow or state-property name; names become IRI segments and URL path segments. */
   maxNameLength: 128,
   /** Longest literal value written to the graph (an Operation data field, a result, a snapshot). */

@@ -15,9 +15,14 @@ const PRIVATE = '\\uE000-\\uF8FF\\u{F0000}-\\u{FFFFD}\\u{100000}-\\u{10FFFD}';
 const UNRESERVED = `A-Za-z0-9\\-._~${UCS}`;
 const SUB_DELIMS = "!$&'()*+,;=";
 
-/** One allowed unit of a component: an allowed character or a percent-encoded octet. */
-function units(chars: string): RegExp {
-  return new RegExp(`(?:[${chars}]|%[0-9A-Fa-f]{2})`, 'uy');
+/**
+ * A component's grammar: `unit` matches one allowed unit (an allowed character or a
+ * percent-encoded octet), `whole` a text made of them only. Every IRI written is checked, so the
+ * common case is one `whole` test; the unit walk only finds where a bad text goes wrong.
+ */
+function units(chars: string): { unit: RegExp; whole: RegExp } {
+  const unit = `(?:[${chars}]|%[0-9A-Fa-f]{2})`;
+  return { unit: new RegExp(unit, 'uy'), whole: new RegExp(`^${unit}*$`, 'u') };
 }
 
 const COMPONENT = {
@@ -46,7 +51,8 @@ function describeAt(text: string, at: number, where: string): string {
 }
 
 function check(text: string, component: keyof typeof COMPONENT): string | undefined {
-  const at = firstBad(text, COMPONENT[component]);
+  if (COMPONENT[component].whole.test(text)) return undefined;
+  const at = firstBad(text, COMPONENT[component].unit);
   return at < 0 ? undefined : describeAt(text, at, component);
 }
 

@@ -9,8 +9,23 @@ import { iriSyntaxProblem } from './syntax.js';
 const FORBIDDEN = /[\u0000-\u0020<>"{}|^`\\\u007f-\u009f\s]/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
+// IRIs found valid lately. The serializer checks every IRI it writes, and a dispatch writes the
+// same class, property and graph IRIs again and again: a lookup instead of the RFC 3987 walk.
+// Validity depends on the text alone, so an entry never goes stale; the set is emptied when full.
+const VALID = new Set<string>();
+
 /** Explains why `value` is not an acceptable absolute IRI, or returns undefined when it is. */
 export function iriProblem(value: unknown): string | undefined {
+  if (typeof value === 'string' && VALID.has(value)) return undefined;
+  const problem = findProblem(value);
+  if (problem === undefined) {
+    if (VALID.size >= LIMITS.validIriCacheSize) VALID.clear();
+    VALID.add(value as string);
+  }
+  return problem;
+}
+
+function findProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return `expected a string, got ${typeof value}`;
   if (value.length === 0) return 'it is empty';
   if (value.length > LIMITS.maxIriLength) return `it is longer than ${LIMITS.maxIriLength} characters`;

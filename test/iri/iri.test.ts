@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { ValueError } from '../../src/errors.js';
+import { LIMITS } from '../../src/limits.js';
 import {
   EVENT_TRIGGER_WORKFLOW_NAME,
   assertIri,
@@ -8,6 +9,7 @@ import {
   buildStateEndpoint,
   buildWorkflowEndpoint,
   fromLined,
+  iriProblem,
   isIri,
   lined,
   mintCapabilityIri,
@@ -49,6 +51,24 @@ describe('IRI validation', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('should give the same verdict when asked again, also after remembering more IRIs than it keeps', () => {
+    const candidates = fc.oneof(
+      fc.constantFrom('http://x/a b', 'http://x/%zz', 'http://[::1', 'urn:a:b'),
+      fc.string({ unit: 'grapheme' }).map((s) => `http://x/${s}`),
+    );
+    fc.assert(
+      fc.property(candidates, (iri) => {
+        const first = iriProblem(iri);
+        expect(iriProblem(iri)).toBe(first);
+      }),
+      { numRuns: 1000 },
+    );
+    // Past the cache's size it is emptied and keeps working.
+    for (let i = 0; i < LIMITS.validIriCacheSize + 10; i++) expect(isIri(`urn:test:cache:${i}`)).toBe(true);
+    expect(isIri('http://x/a b')).toBe(false);
+    expect(isIri('urn:test:cache:0')).toBe(true);
   });
 });
 
