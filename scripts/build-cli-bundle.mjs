@@ -38,6 +38,8 @@ const EXTERNAL = [
   'ajv',
   'ajv/*',
   'playwright-core',
+  'iconv-lite',
+  'mime-db',
 ];
 
 rmSync(BUNDLE_DIR, { recursive: true, force: true });
