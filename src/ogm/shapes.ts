@@ -5,9 +5,10 @@ import { ValidationError } from '../errors.js';
 import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { graphTriplesQuery } from '../queries/schema.js';
-import { RDF, SH } from '../vocab/namespaces.js';
+import { RDF, RDFS, SH } from '../vocab/namespaces.js';
 import type { Quad } from '@rdfjs/types';
 import { CompactDataset } from './compact-dataset.js';
+import { compileShapes, type CompiledShape, type ShapeData } from './compiled-shapes.js';
 import type { Tbox } from './tbox.js';
 import type { WriteIntent } from './validate.js';
 
@@ -41,6 +42,8 @@ export class WriteShapes {
     readonly classPaths: ReadonlySet<string>,
     /** Per target shape, every property IRI a `sh:path` reachable from it names (its results can only name these). */
     private readonly pathsOf: ReadonlyMap<string, ReadonlySet<string>>,
+    /** The target shapes that compile (see `compiled-shapes.ts`): conforming writes pass them without the library. */
+    private readonly compiled: ReadonlyMap<string, CompiledShape>,
   ) {}
 
   /** Reads every shape from the named graph `graph` (one query). */
@@ -49,7 +52,8 @@ export class WriteShapes {
     return WriteShapes.fromRows(rows);
   }
 
-  static fromRows(rows: Bindings[]): WriteShapes {
+  /** `compile: false` judges every write by the library alone (for comparing the two). */
+  static fromRows(rows: Bindings[], { compile = true }: { compile?: boolean } = {}): WriteShapes {
     const dataset = new N3Store();
     const byClass = new Map<string, RdfjsTerm[]>();
     const shapesWithClass = new Set<string>();
@@ -65,7 +69,8 @@ export class WriteShapes {
     const classPaths = new Set([...shapesWithClass].map((shape) => paths.get(shape)).filter((p): p is string => !!p));
     const validator = dataset.size > 0 ? new SHACLValidator(dataset, { factory: validatorEnvironment }) : undefined;
     const targets = new Set([...byClass.values()].flat().map((shape) => shape.value));
-    return new WriteShapes(validator, byClass, classPaths, reachablePaths(rows, targets));
+    const compiled = compile ? compileShapes(rows, targets) : new Map<string, CompiledShape>();
+    return new WriteShapes(validator, byClass, classPaths, reachablePaths(rows, targets), compiled);
   }
 
   /**
@@ -85,9 +90,12 @@ export class WriteShapes {
     const relevant = (shape: RdfjsTerm): boolean => !paths || [...(this.pathsOf.get(shape.value) ?? [])].some((p) => paths.has(p));
     const shapes = [...closure].flatMap((c) => this.byClass.get(c) ?? []).filter(relevant);
     if (shapes.length === 0) return;
-    const data = this.dataGraph(tbox, intent, closure, objectTypes);
+    const values = shapeData(tbox, intent, closure, objectTypes);
+    let data: N3Store | undefined;
     const focus = namedNode(intent.focus);
     for (const shape of shapes) {
+      if (values && this.compiled.get(shape.value)?.(values, paths)) continue;
+      data ??= this.dataGraph(tbox, intent, closure, objectTypes);
       this.validator.validationEngine = this.validator.validationEngine.clone();
       const report = await this.validator.validateNode(data, focus, shape);
       const result = report.results.find((r) => !paths || (r.path !== null && paths.has(r.path.value)));
@@ -121,6 +129,33 @@ export class WriteShapes {
     for (const [p, terms] of intent.values) for (const t of terms) data.addQuad(quad(focus, namedNode(p), toRdfjs(t)));
     return data;
   }
+}
+
+/**
+ * The write as a compiled shape sees it: the same values and types as the data graph the library
+ * is given. Undefined when the write asserts subclass links of its own (the library follows
+ * those; the compiled shapes do not).
+ */
+function shapeData(
+  tbox: Tbox,
+  intent: WriteIntent,
+  closure: ReadonlySet<string>,
+  objectTypes?: ReadonlyMap<string, readonly string[]>,
+): ShapeData | undefined {
+  if (intent.values.has(RDFS('subClassOf'))) return undefined;
+  return {
+    values: intent.values,
+    typesOf(node) {
+      const types = new Set<string>();
+      if (node === intent.focus) {
+        for (const c of closure) types.add(c);
+        for (const t of intent.values.get(RDF('type')) ?? []) types.add(t.value);
+      }
+      const classes = objectTypes?.get(node);
+      if (classes) for (const c of tbox.closure(classes)) types.add(c);
+      return types;
+    },
+  };
 }
 
 /** For each shape of `targets`, the IRIs named by `sh:path` anywhere below it in the shapes graph. */
