@@ -72,6 +72,8 @@ export const LIMITS = Object.freeze({
   httpBodyLimitBytes: 1_048_576,
   /** Time a caller gives the receiver's event trigger to answer before the Operation is reverted. */
   triggerTimeoutMs: 5_000,
+  /** How long a caller waits for an outcome channel to end after its outcome line, to reuse the connection. */
+  outcomeDrainMs: 1_000,
   /**
    * Time a restarting instance gives a twin's `/healthz` before taking the twin for dead (and its
    * running Operations for orphans). A live sidecar answers in milliseconds.

@@ -103,15 +103,17 @@ describe('the SPARQL server lexer', () => {
       return false;
     };
     const door = suite.controller({ ogm: suite.newOgm(store) });
-    door.registerCallback((claimed) => {
-      if (claimed.data.fail !== undefined) throw new Error('the door is jammed');
+    let runs = 0;
+    door.registerCallback(() => {
+      runs += 1;
+      if (runs === 2) throw new Error('the door is jammed');
       return 'opened';
     });
     const robot = suite.create({ resourceIri: plant.robot1, serviceClass: plant.ControllerService, ogm: suite.newOgm(store) });
     await door.start();
     await robot.start();
-    for (const data of [{}, { fail: 'yes' }]) {
-      const op = await robot.request({ ...OPEN_REQUEST, data, wait: true });
+    for (let i = 0; i < 2; i++) {
+      const op = await robot.request({ ...OPEN_REQUEST, wait: true });
       await robot.waitForOperation(op, { timeoutMs: 10_000 });
     }
     await until(() => texts.some((t) => t.includes('lastHeartbeat') && t.startsWith('DELETE')), 'a heartbeat');

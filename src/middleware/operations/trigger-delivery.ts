@@ -116,8 +116,30 @@ async function openChannel(
   const outcome = readLine()
     .then((line) => (line === undefined ? null : parseOutcome(line, operationIri)))
     .catch(() => null)
-    .finally(() => void chunks.return?.().catch(() => undefined));
+    .finally(() => void drain(chunks));
   return { outcome, close: () => abort.abort() };
+}
+
+/**
+ * Reads the response to its end, so its connection goes back to the pool: leaving the iteration
+ * early destroys the stream, and each trigger would then open a connection of its own. The
+ * receiver ends the response with the outcome line; one that sends more, or does not end
+ * within {@link LIMITS.outcomeDrainMs}, has its connection closed.
+ */
+async function drain(chunks: AsyncIterator<Uint8Array>): Promise<void> {
+  const timer = setTimeout(() => void chunks.return?.().catch(() => undefined), LIMITS.outcomeDrainMs).unref();
+  try {
+    let extra = 0;
+    for (let chunk = await chunks.next(); chunk.done !== true; chunk = await chunks.next()) {
+      extra += chunk.value.byteLength;
+      if (extra > MAX_OUTCOME_CHARS) break;
+    }
+  } catch {
+    // The channel failed after its outcome: nothing is waiting for it any more.
+  } finally {
+    clearTimeout(timer);
+    await chunks.return?.().catch(() => undefined);
+  }
 }
 
 // The receiver's 401 body is left out: this side's configuration is what needs fixing.

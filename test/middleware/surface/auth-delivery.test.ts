@@ -11,6 +11,7 @@ import { TriggerDeliveryError } from '../../../src/errors.js';
 import { createApp } from '../../../src/middleware/surface/app.js';
 import type { FetchFunction } from '../../../src/middleware/options.js';
 import { deliverTrigger } from '../../../src/middleware/operations/trigger-delivery.js';
+import { OUTCOME_STREAM_TYPE, outcomeLine } from '../../../src/middleware/operations/outcome-channel.js';
 import { createKeepAliveFetch } from '../../../src/lib/keep-alive-fetch.js';
 import { selfSigned, trustingFetch, type SelfSigned } from './support/self-signed.js';
 import { fakeSurface, type FakeSurface } from './support/serve.js';
@@ -174,6 +175,60 @@ describe('deliverTrigger through the keep-alive fetch, without an answer', () =>
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe("deliverTrigger's outcome channel through the keep-alive fetch", () => {
+  /** A receiver that answers every trigger on the outcome channel; it counts the connections it was opened. */
+  async function channelReceiver(tail: string): Promise<{ address: string; connections: () => number; server: Server }> {
+    let connections = 0;
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': OUTCOME_STREAM_TYPE });
+        res.write(`${JSON.stringify({ operation: OPERATION, status: 'queued' })}\n`);
+        setTimeout(
+          () =>
+            res.end(
+              outcomeLine({ operationIri: OPERATION, status: 'done', result: 'opened', claimedAt: new Date(), finishedAt: new Date() }) +
+                tail,
+            ),
+          5,
+        );
+      });
+    });
+    server.on('connection', () => (connections += 1));
+    return { address: `http://127.0.0.1:${await listen(server)}`, connections: () => connections, server };
+  }
+
+  it('should read each outcome to the end of its response, so consecutive triggers reuse their connections', async () => {
+    const receiver = await channelReceiver('');
+    try {
+      for (let i = 0; i < 10; i++) {
+        const delivered = await deliverTrigger(keepAliveFetch, receiver.address, OPERATION, { outcome: true });
+        expect(await delivered.outcome).toMatchObject({ status: 'done', result: 'opened' });
+      }
+      // The outcome is told before its response has ended: the next trigger may find that
+      // connection still busy and open a second one, but no more.
+      expect(receiver.connections()).toBeLessThanOrEqual(2);
+    } finally {
+      receiver.server.closeAllConnections();
+      await new Promise((r) => receiver.server.close(r));
+    }
+  });
+
+  it('should close the connection of a receiver that sends more than its outcome', async () => {
+    const receiver = await channelReceiver('x'.repeat(3 * 1024 * 1024));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const delivered = await deliverTrigger(keepAliveFetch, receiver.address, OPERATION, { outcome: true });
+        expect(await delivered.outcome).toMatchObject({ status: 'done' });
+      }
+      expect(receiver.connections()).toBe(2);
+    } finally {
+      receiver.server.closeAllConnections();
+      await new Promise((r) => receiver.server.close(r));
     }
   });
 });
