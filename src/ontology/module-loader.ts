@@ -16,6 +16,8 @@ export interface ModuleSource {
   readonly format: RdfFormat;
   /** The file's bytes when the caller has already read them. */
   readonly content?: Buffer;
+  /** Whether the graph held this file when the caller just looked (see {@link checkModule}). */
+  readonly current?: boolean;
 }
 
 /** What happened to one module. */
@@ -126,6 +128,17 @@ async function replaceUnlessCurrent(
 }
 
 /**
+ * Reads the module's file and asks whether its graph holds it (one request), so that the
+ * checks of several modules can run at once; {@link loadModule} of the result asks nothing again.
+ */
+export async function checkModule(store: TripleStore, source: ModuleSource): Promise<ModuleSource> {
+  const content = source.content ?? (await readModule(source.path));
+  return { ...source, content, current: await holdsHash(store, source.graph, hashOf(content)) };
+}
+
+const hashOf = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/**
  * Loads one RDF file into its named graph, idempotently. The graph records the `sha256` of the
  * file it holds (`<graph> sm:contentHash "sha256:..."`, inside the graph); when that matches,
  * nothing is written. Otherwise the graph is cleared, the file loaded, and the hash written last,
@@ -144,11 +157,12 @@ export async function loadModule(
 ): Promise<ModuleReport> {
   const started = performance.now();
   const bytes = source.content ?? (await readModule(source.path));
-  const hash = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  const hash = hashOf(bytes);
   const { name, path, graph } = source;
   options.onProgress?.({ phase: 'start', name, path, graph, bytes: bytes.length });
 
-  const loaded = (await holdsHash(store, graph, hash)) ? undefined : await replaceUnlessCurrent(store, { ...source, bytes, hash }, options);
+  const current = source.current ?? (await holdsHash(store, graph, hash));
+  const loaded = current ? undefined : await replaceUnlessCurrent(store, { ...source, bytes, hash }, options);
   const triples = loaded?.triples;
   const report: ModuleReport = {
     name,

@@ -4,7 +4,7 @@ import { assertIri, isIri } from '../iri/validate.js';
 import type { TripleStore } from '../store/triple-store.js';
 import { BUNDLED_ONTOLOGY_FILES, type OntologyFile } from './files.js';
 import { declaredOntologyIri, fileGraphIri, rdfFormatOf } from './formats.js';
-import { assertReadableFile, loadModule, readModule, type ModuleLoadOptions, type ModuleReport } from './module-loader.js';
+import { assertReadableFile, checkModule, loadModule, readModule, type ModuleLoadOptions, type ModuleReport } from './module-loader.js';
 
 export type { ModuleReport, OntologyLoadEvent, OntologyLogger } from './module-loader.js';
 
@@ -30,8 +30,9 @@ function summarize(modules: ModuleReport[]): ProvisionReport {
 /**
  * Provisions the ontology modules into the store, each into its own named graph (its
  * `owl:Ontology` IRI). Idempotent: a module whose graph already holds the same file (by sha256)
- * is skipped, a changed one is replaced as a whole. Modules are loaded one after another, in
- * order.
+ * is skipped, a changed one is replaced as a whole. Every module is checked at once (a sidecar's
+ * start, where all are current, waits for one round of reads); the changed ones are then loaded
+ * one after another, in order.
  *
  * @example
  * const report = await provisionOntology(store, { logger });
@@ -39,11 +40,14 @@ function summarize(modules: ModuleReport[]): ProvisionReport {
  */
 export async function provisionOntology(store: TripleStore, options: ProvisionOptions = {}): Promise<ProvisionReport> {
   const { files = BUNDLED_ONTOLOGY_FILES, ...loadOptions } = options;
+  const sources = files.map((file) => ({
+    ...file,
+    graph: assertIri(file.graph, `graph of ontology module "${file.name}"`),
+    format: rdfFormatOf(file.path),
+  }));
+  const checked = await Promise.all(sources.map((source) => checkModule(store, source)));
   const modules: ModuleReport[] = [];
-  for (const file of files) {
-    const graph = assertIri(file.graph, `graph of ontology module "${file.name}"`);
-    modules.push(await loadModule(store, { ...file, graph, format: rdfFormatOf(file.path) }, loadOptions));
-  }
+  for (const source of checked) modules.push(await loadModule(store, source, loadOptions));
   return summarize(modules);
 }
 
