@@ -351,7 +351,7 @@ function proxyRows({ execute, state, load }) {
 }
 
 /** The result table, in the order of the issue's rows. */
-function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
+function tableRows({ startMs, idle, idleAfter, e2e, client, proxy, load, inProcess }) {
   const idleAim = `< ${IDLE_AIM_MB} MB`;
   const cpu = e2e.cpuPerOp;
   return [
@@ -378,6 +378,8 @@ function tableRows({ startMs, idle, e2e, client, proxy, load, inProcess }) {
     ...inProcess,
     figure('RSS door1 sidecar, idle', idle[0], 'MB', { aim: idleAim }),
     figure('RSS robot1 sidecar, idle', idle[1], 'MB', { aim: idleAim }),
+    figure('RSS door1 sidecar, idle again after the load', idleAfter[0], 'MB', { note: `idle before: ${idle[0]} MB` }),
+    figure('RSS robot1 sidecar, idle again after the load', idleAfter[1], 'MB', { note: `idle before: ${idle[1]} MB` }),
     figure('RSS door1 sidecar, peak under load', load.peaks[0], 'MB'),
     figure('RSS robot1 sidecar, peak under load', load.peaks[1], 'MB'),
   ];
@@ -404,8 +406,11 @@ async function measure(kids, dir) {
     const client = await clientLatency(robotApi);
     const proxy = await proxyHop(plant);
     const load = await throughput(robot, watch, [door.pid, robot.pid]);
+    // What the work left resident: the young generation V8 grew under load, caches, buffers.
+    await sleep(IDLE_SETTLE_S * 1000);
+    const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
     const inProcess = await inProcessRows();
-    return tableRows({ startMs: plant.startMs, idle, e2e, client, proxy, load, inProcess });
+    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, client, proxy, load, inProcess });
   } finally {
     watch.close();
     robotApi.close();
