@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../lib/random-hex.js';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { normalizeServiceAddress } from './address.js';
@@ -23,7 +23,7 @@ function mintedIri(iri: string, what: string): string {
 }
 
 function freshSuffix(): string {
-  return randomBytes(6).toString('hex');
+  return randomHex(6);
 }
 
 /**

@@ -3,7 +3,7 @@
  * strictly and written. A header that does not follow the spec is ignored (a new trace starts);
  * it never fails a request.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex as poolHex } from '../lib/random-hex.js';
 
 /** Where this process is in a trace: the trace id, its own span (parent) id and the trace flags. */
 export interface TraceContext {
@@ -40,7 +40,7 @@ export function formatTraceparent(trace: TraceContext): string {
 
 function randomHex(bytes: number, zero: string): string {
   for (;;) {
-    const hex = randomBytes(bytes).toString('hex');
+    const hex = poolHex(bytes);
     if (hex !== zero) return hex;
   }
 }
