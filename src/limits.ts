@@ -93,6 +93,15 @@ export const LIMITS = Object.freeze({
    * as this, so no value in the graph can keep a dead Service offered for longer than three hours.
    */
   maxHonoredHeartbeatIntervalMs: 3_600_000,
+  /**
+   * Stale Services per batch of the watchdog's sweep: each batch is one deregistering and one
+   * failing update whose `VALUES` block names the batch's Services. Virtuoso 7 compiles the block
+   * into SQL and refuses it past a few thousand ("generated SQL text has exceeded 10000 lines" at
+   * 10,200 Services; 5,000 outran the 30 s request timeout). Measured here, 10,200 stale among
+   * 10,200: batches of 500 took 0.5-0.7 s + 1.1-1.4 s (the whole sweep ~40 s, as with 250 or
+   * 1,000), 2,000 took 2.4 s + 6-7 s.
+   */
+  sweepBatchServices: 500,
   /** First and longest wait of a background loop (heartbeat, sweep) retrying after a store error. */
   loopBackoffInitialMs: 500,
   loopBackoffMaxMs: 30_000,

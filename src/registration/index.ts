@@ -34,7 +34,8 @@ export {
 export { buildWorkflowEndpoint, buildStateEndpoint, buildEventTriggerUrl } from '../iri/endpoints.js';
 
 // Liveness: stale Services and the watchdog's sweep.
-export { findStaleServices, sweepStaleServices, SWEEP_REASON, type StalenessOptions, type SweepOptions } from './liveness.js';
+export { findStaleServices, type StalenessOptions } from './liveness.js';
+export { sweepStaleServices, SWEEP_REASON, type SweepOptions } from './sweep.js';
 
 // Operations: create and revert, status transitions, lookups.
 export {

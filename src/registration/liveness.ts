@@ -2,38 +2,22 @@ import { ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
 import type { OGM } from '../ogm/ogm.js';
 import { namedNode, type NamedNodeTerm } from '../store/terms.js';
-import { FailureKind, OperationStatus } from '../vocab/status.js';
-import { cfc, sm, svc } from '../vocab/terms.js';
+import { sm } from '../vocab/terms.js';
 import { graphOf, type GraphOption } from './classes.js';
-import {
-  runningOperationsQuery,
-  type ServiceCutoff,
-  staleCutoff,
-  staleServicesQuery,
-  stillStaleServicesAndPartsMatch,
-  strandedOperationsMatch,
-} from '../queries/liveness.js';
-import { matchedOnce } from '../queries/services.js';
+import { runningOperationsQuery, type ServiceCutoff, staleCutoff, staleServicesQuery } from '../queries/liveness.js';
 import type { Bindings } from '../store/triple-store.js';
 import { checkDate } from './services.js';
 import { aliveAt, aliveByOwnInterval, honoredIntervalMs, serviceCutoff } from './staleness.js';
 
 /**
- * Liveness: finding Services whose heartbeat is stale, and the watchdog's sweep that deregisters
- * them and fails the Operations stranded on their resources (`semantic_middleware.registration`).
+ * Liveness: finding Services whose heartbeat is stale (`semantic_middleware.registration`), the
+ * judgement the watchdog's sweep (`sweep.ts`) starts from, and the device availability a Service
+ * records.
  */
-
-/** The reason a sweep writes into `svc:executionResult`, as the Python reference does. */
-export const SWEEP_REASON = 'stranded operation swept by watchdog: the resource is stale/dead';
 
 export interface StalenessOptions extends GraphOption {
   /** The time staleness is measured at (default: now). */
   now?: Date | null;
-}
-
-export interface SweepOptions extends StalenessOptions {
-  /** Written into `svc:executionResult` of each failed Operation (default {@link SWEEP_REASON}). */
-  reason?: string;
 }
 
 /**
@@ -50,14 +34,19 @@ export async function findStaleServices(ogm: OGM, maxAgeSeconds: number, options
 }
 
 /** The Services older than the threshold, split by the per-Service rule. */
-interface Judged {
+export interface Judged {
   /** Stale by the rule, sorted, each with its own cutoff (for the sweep's re-check). */
   stale: ServiceCutoff[];
   /** Older than the threshold but alive by their own interval: survivors for the sweep. */
   spared: NamedNodeTerm[];
 }
 
-async function judgeStaleCandidates(ogm: OGM, maxAgeSeconds: number, options: StalenessOptions): Promise<Judged> {
+/**
+ * The Services the store finds older than the threshold (one query), judged by the per-Service
+ * rule: the stale ones, sorted, each with its own cutoff, and the ones spared by their interval.
+ * @throws ValueError for a bad `maxAgeSeconds` or `now`.
+ */
+export async function judgeStaleCandidates(ogm: OGM, maxAgeSeconds: number, options: StalenessOptions): Promise<Judged> {
   const graph = graphOf(ogm, options);
   const now = checkDate(options.now ?? new Date(), 'now');
   const cutoff = cutoffOf(maxAgeSeconds, { now });
@@ -91,71 +80,6 @@ function factsByService(rows: readonly Bindings[], key = 's'): Map<string, Liven
     if (row.interval && !facts.intervals.includes(row.interval.value)) facts.intervals.push(row.interval.value);
   }
   return byService;
-}
-
-/**
- * Deregisters every stale Service and fails the Operations stranded on their resources, in at
- * most three requests however many Services are stale:
- *
- * 1. {@link findStaleServices} (one query); nothing more when none is stale.
- * 2. One `OGM.commitMatching` removing `svc:address` and the Workflow and StateProperty
- *    endpoints of every found Service whose staleness still holds when the update runs (the
- *    WHERE re-checks it), so a Service that heartbeated since the find is never swept.
- * 3. One `OGM.commitMatching` failing each stranded Operation: queued or running, of a resource
- *    whose found Service is now deregistered, and whose Capability no surviving Service (address
- *    and a heartbeat at or after the cutoff) realizes through a Workflow. It writes status
- *    "failed", `svc:executionResult` = `reason`, `svc:executionTimestamp` = `now` and
- *    `sm:failureKind` = "swept". The status
- *    condition is in the WHERE, so the sweep never overwrites a "done" written first, and a later
- *    "done" guarded on "running" does not overwrite the sweep's "failed".
- *
- * Measured on the embedded store with 10,000 Services, 1,000 of them stale with one queued
- * Operation each (`npm run bench`, steady state, quiet machine): 75-95 ms in all (find 15-30,
- * deregistration 18-26, failing 22-35 ms); the first sweep of a process that finds stale
- * Services runs cold code paths and may take up to 3x as long; the find alone when none is stale.
- * Folding the find into the deregistration would save one scan but not a request: what an
- * update changed cannot be read back afterwards (a swept Service looks like any Service
- * deregistered earlier, whose queued Operations must be kept for its restart), and the failing
- * step needs exactly the swept ones.
- *
- * Returns the Services found stale in step 1. One that heartbeats in the one round trip between
- * the find and the deregistration is kept reachable and its Operations are kept, but is still in
- * the returned list: telling it apart would cost a fourth request.
- * @throws ValueError for a bad `maxAgeSeconds`, `now` or `reason`.
- * @example const swept = await sweepStaleServices(ogm, 90)
- */
-export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, options: SweepOptions = {}): Promise<string[]> {
-  const graph = graphOf(ogm, options);
-  const now = checkDate(options.now ?? new Date(), 'now');
-  const cutoff = cutoffOf(maxAgeSeconds, { now });
-  const reason = options.reason ?? SWEEP_REASON;
-  if (typeof reason !== 'string') throw new ValueError(`reason ${preview(reason)} is not a string`);
-  const { stale, spared } = await judgeStaleCandidates(ogm, maxAgeSeconds, { now, namedGraph: graph });
-  if (stale.length === 0) return [];
-  await ogm.commitMatching({
-    match: stillStaleServicesAndPartsMatch(stale),
-    subjectClass: svc.Service,
-    set: { [svc.address]: [], [svc.endpoint]: [] },
-    graph,
-  });
-  await ogm.commitMatching({
-    match: matchedOnce(
-      strandedOperationsMatch(
-        stale.map((s) => s.service),
-        cutoff,
-        spared,
-      ),
-    ),
-    subjectClass: cfc.Operation,
-    set: {
-      [svc.operationStatus]: OperationStatus.FAILED,
-      [svc.executionResult]: reason,
-      [svc.executionTimestamp]: now,
-      [sm.failureKind]: FailureKind.SWEPT,
-    },
-    graph,
-  });
-  return stale.map((s) => s.service.value);
 }
 
 /**
@@ -220,7 +144,11 @@ export async function findRunningOperations(
     .map(([operationIri, addresses]) => ({ operationIri, survivors: [...addresses].sort() }));
 }
 
-function cutoffOf(maxAgeSeconds: number, options: StalenessOptions): Date {
+/**
+ * The threshold's cutoff, `now - maxAgeSeconds`.
+ * @throws ValueError when `maxAgeSeconds` is not a finite number >= 0 or `now` is not a valid Date.
+ */
+export function cutoffOf(maxAgeSeconds: number, options: StalenessOptions): Date {
   if (typeof maxAgeSeconds !== 'number' || !Number.isFinite(maxAgeSeconds) || maxAgeSeconds < 0) {
     throw new ValueError(`maxAgeSeconds ${preview(maxAgeSeconds)} is not a finite number of seconds >= 0`);
   }

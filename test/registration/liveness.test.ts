@@ -9,7 +9,8 @@ import {
   mintWorkflowIri,
 } from '../../src/iri/index.js';
 import { OGM } from '../../src/ogm/index.js';
-import { findRunningOperations, findStaleServices, sweepStaleServices, SWEEP_REASON } from '../../src/registration/liveness.js';
+import { findRunningOperations, findStaleServices } from '../../src/registration/liveness.js';
+import { sweepStaleServices, SWEEP_REASON } from '../../src/registration/sweep.js';
 import {
   makeServiceReachable,
   registerService,

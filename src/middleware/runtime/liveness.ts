@@ -1,5 +1,5 @@
 import { UnavailableError, ValidationError } from '../../errors.js';
-import { sweepStaleServices } from '../../registration/liveness.js';
+import { sweepStaleServices } from '../../registration/sweep.js';
 import { makeServiceReachable } from '../../registration/services.js';
 import { svc } from '../../vocab/terms.js';
 import type { MiddlewareContext } from './context.js';
