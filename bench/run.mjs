@@ -14,6 +14,7 @@ const all = {
   connectors: () => import('./connectors.bench.mjs'),
   opcua: () => import('./opcua.bench.mjs'),
   'cli-start': () => import('./cli-start.bench.mjs'),
+  memory: () => import('./memory.bench.mjs'),
 };
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(all);
 for (const name of names) {

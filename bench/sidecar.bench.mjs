@@ -90,8 +90,8 @@ function storeRequestCounter(storeUrl) {
   };
 }
 
-/** Store, plant, door bridge, `STARTS` door1 start-ups (all but the last stopped again), robot1. */
-async function startPlant(kids, dir) {
+/** Store, plant, door bridge, `starts` door1 start-ups (all but the last stopped again), robot1. */
+export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS } = {}) {
   const store = await kids.daemon('store', ['store', 'serve', '--memory', '--port', '0', '--provision']);
   const storeUrl = store.first.trim();
   const log = storeRequestCounter(storeUrl);
@@ -121,7 +121,6 @@ async function startPlant(kids, dir) {
   const bare = await kids.daemon('bare-proxy', [doorDevice], { script: BARE_PROXY });
   const startMs = [];
   let door;
-  const starts = PROXY_ONLY ? 1 : STARTS;
   for (let i = 0; i < starts; i++) {
     door = await sidecar('door1', 'config/door1.yaml', doorDevice, ['--activity-feed']);
     startMs.push(door.startMs);

@@ -3,16 +3,19 @@
 //   1. the load test at a larger size (bench/load.bench.mjs), with its final audit;
 //   2. the heartbeat-scale simulation up to 20,000 Services (bench/heartbeat-scale.bench.mjs);
 //   3. the fault tests with many rounds (jest test/faults, SOAK=1, FAULT_ROUNDS);
-//   4. the fuzz tests with many runs (jest test/fuzz, FUZZ_RUNS; cases counted via FUZZ_REPORT).
+//   4. the fuzz tests with many runs (jest test/fuzz, FUZZ_RUNS; cases counted via FUZZ_REPORT);
+//   5. memory under sustained work (bench/memory.bench.mjs): RSS of two sidecars at every tenth
+//      of SOAK_MEM_OPS dispatched Operations and SOAK_MEM_CALLS proxied calls.
 // Parts that need a remote store run on SPARQL_ENDPOINT (Virtuoso) when it is set and say
 // "skipped (no SPARQL_ENDPOINT)" otherwise. Results: bench/results/soak-<timestamp>.json and
 // soak-latest.md (printed). Exits 1 when an audit, a check or a test failed, or a part ran out
 // of time. Runs against dist/: `npm run soak` builds first.
-// Env: SOAK_MINUTES (default 25; each part gets a share of what is left: load 20%, heartbeat 35%,
-// faults 25%, fuzz 20%), SOAK_LOAD_OPS (5000), SOAK_LOAD_RECEIVERS (4), SOAK_LOAD_CALLERS (8),
+// Env: SOAK_MINUTES (default 40; each part gets a share of what is left: load 12%, heartbeat 22%,
+// faults 16%, fuzz 12%, memory 38%; the memory part runs its counts whatever its share), SOAK_LOAD_OPS (5000), SOAK_LOAD_RECEIVERS (4), SOAK_LOAD_CALLERS (8),
 // SOAK_HB_STEPS (100,1000,5000,10000,20000), SOAK_HB_SECONDS (30), SOAK_FAULT_ROUNDS (the fault
 // tests' own SOAK default when unset), SOAK_FUZZ_RUNS (2000), SOAK_JEST_WORKERS (1),
-// SOAK_PARTS (load,heartbeat-scale,faults,fuzz: a subset to run).
+// SOAK_MEM_OPS (100000), SOAK_MEM_CALLS (100000), SOAK_PARTS (load,heartbeat-scale,faults,fuzz,memory:
+// a subset to run).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,13 +23,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { run as runHeartbeatScale } from '../bench/heartbeat-scale.bench.mjs';
 import { run as runLoad } from '../bench/load.bench.mjs';
+import { run as runMemory } from '../bench/memory.bench.mjs';
 import { writeResults } from '../bench/results.mjs';
 import { envInt, ROOT } from '../bench/sidecar-support.mjs';
 import { fuzzRows, jestRows, jestStores, runJest } from '../bench/soak-parts.mjs';
 
 const START = performance.now();
-const BUDGET_S = envInt('SOAK_MINUTES', 25) * 60;
-const SHARES = { load: 0.2, 'heartbeat-scale': 0.35, faults: 0.25, fuzz: 0.2 };
+const BUDGET_S = envInt('SOAK_MINUTES', 40) * 60;
+const SHARES = { load: 0.12, 'heartbeat-scale': 0.22, faults: 0.16, fuzz: 0.12, memory: 0.38 };
 const clock = () => {
   const s = Math.round((performance.now() - START) / 1000);
   return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
@@ -113,7 +117,21 @@ async function fuzz(budgetS, logDir) {
   };
 }
 
-const PARTS = { load, 'heartbeat-scale': heartbeatScale, faults, fuzz };
+/** RSS of two sidecars through SOAK_MEM_OPS Operations and SOAK_MEM_CALLS proxied calls. */
+async function memory() {
+  const result = await runMemory(
+    { ops: envInt('SOAK_MEM_OPS', 100_000), calls: envInt('SOAK_MEM_CALLS', 100_000), progress: (line) => progress(`memory: ${line}`) },
+    { write: false },
+  );
+  const flat = result.sections[0].rows.filter((r) => r.aim !== undefined);
+  return {
+    ok: result.ok,
+    figures: flat.map((r) => `${r.name} ${r.value}%`).join('; '),
+    sections: result.sections.map((s) => ({ ...s, meta: result.meta })),
+  };
+}
+
+const PARTS = { load, 'heartbeat-scale': heartbeatScale, faults, fuzz, memory };
 
 /** Runs the parts in order, each with its share of the time left. */
 async function main() {

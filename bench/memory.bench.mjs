@@ -1,0 +1,163 @@
+// Memory under sustained work, as the systemd unit runs the sidecars (the sidecar bench's plant:
+// `store serve --memory`, door1 with its bridge, robot1): BENCH_MEM_OPS Operations dispatched by
+// BENCH_MEM_REQUESTERS requesters through robot1's local API (default 100,000 by 8), then
+// BENCH_MEM_CALLS proxied calls to door1's `POST /workflows/open/execute` on 32 connections
+// (default 100,000), the RSS of both sidecars read at every tenth of each, then once more after
+// BENCH_IDLE_S seconds without work. The aim: RSS flat, within 10%, from the first tenth to the
+// last (a leak grows with the count; V8's young generation and the caches settle early).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { OPEN_REQUEST } from './sidecar-inprocess.mjs';
+import { startPlant } from './sidecar.bench.mjs';
+import { activityWatch, Children, envInt, jsonClient, rssMb } from './sidecar-support.mjs';
+import { writeResults } from './results.mjs';
+import { round } from './support.mjs';
+
+const SETTINGS = () => ({
+  ops: envInt('BENCH_MEM_OPS', 100_000),
+  requesters: envInt('BENCH_MEM_REQUESTERS', 8),
+  calls: envInt('BENCH_MEM_CALLS', 100_000),
+});
+const CONNECTIONS = 32;
+const MARKS = 10;
+const IDLE_S = envInt('BENCH_IDLE_S', 15);
+const FLAT_AIM = 0.1;
+
+/** Runs `total` units of work on `workers` loops; `onMark(done)` after every tenth. */
+async function inTenths(total, workers, unit, onMark) {
+  const step = Math.ceil(total / MARKS);
+  let started = 0;
+  let done = 0;
+  let next = step;
+  const loop = async () => {
+    while (started < total) {
+      started += 1;
+      await unit();
+      done += 1;
+      if (done >= next) {
+        next += step;
+        await onMark(done);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, loop));
+}
+
+/** RSS of both sidecars at each mark, and how far the largest is above the smallest, per sidecar. */
+function series(name, marks) {
+  const spread = (key) => {
+    const values = marks.map((m) => m[key]);
+    return (Math.max(...values) - Math.min(...values)) / Math.min(...values);
+  };
+  const rows = ['door1', 'robot1'].map((key) => ({
+    name: `${name}: RSS ${key}, at each tenth`,
+    n: marks.at(-1).done,
+    value: round(spread(key) * 100),
+    unit: '% above the smallest',
+    aim: `<= ${FLAT_AIM * 100}%`,
+    met: spread(key) <= FLAT_AIM,
+    note: marks.map((m) => `${m.done}: ${round(m[key])}`).join(', ') + ' MB',
+  }));
+  return rows;
+}
+
+async function measure(kids, dir, { ops: OPS, requesters: REQUESTERS, calls: CALLS, progress }) {
+  const plant = await startPlant(kids, dir, { starts: 1 });
+  const { door, robot } = plant;
+  const sample = async (done) => ({ done, door1: await rssMb(door.pid), robot1: await rssMb(robot.pid), at: performance.now() });
+  const api = jsonClient({ socketPath: robot.localApi });
+  const watch = await activityWatch(door.address);
+  const dispatched = [];
+  let failed = 0;
+  const t0 = performance.now();
+  try {
+    await inTenths(
+      OPS,
+      REQUESTERS,
+      async () => {
+        const { operation } = await api.post('/operations', OPEN_REQUEST);
+        if ((await watch.terminal(operation, 30_000)).kind !== 'done') failed += 1;
+      },
+      async (done) => {
+        dispatched.push(await sample(done));
+        progress(`${done} Operations, door1 ${round(dispatched.at(-1).door1)} MB, robot1 ${round(dispatched.at(-1).robot1)} MB`);
+      },
+    );
+  } finally {
+    watch.close();
+    api.close();
+  }
+  const opsSeconds = (performance.now() - t0) / 1000;
+  const pool = new Pool(door.address, { connections: CONNECTIONS });
+  const proxied = [];
+  const t1 = performance.now();
+  try {
+    await inTenths(
+      CALLS,
+      CONNECTIONS,
+      async () => {
+        const res = await pool.request({
+          method: 'POST',
+          path: '/workflows/open/execute',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`POST /workflows/open/execute -> ${res.statusCode}`);
+      },
+      async (done) => {
+        proxied.push(await sample(done));
+        progress(`${done} proxied calls, door1 ${round(proxied.at(-1).door1)} MB`);
+      },
+    );
+  } finally {
+    await pool.destroy();
+  }
+  const callSeconds = (performance.now() - t1) / 1000;
+  await sleep(IDLE_S * 1000);
+  const idle = await sample(OPS + CALLS);
+  const rows = [
+    ...series('dispatched Operations', dispatched),
+    ...series('proxied calls', proxied),
+    { name: 'RSS door1 / robot1, idle after both', n: 1, value: round(idle.door1), unit: 'MB', note: `robot1 ${round(idle.robot1)} MB` },
+    {
+      name: 'work done',
+      n: OPS + CALLS,
+      value: failed,
+      unit: 'failed Operations',
+      note: `${round(OPS / opsSeconds)} Operations/s, ${round(CALLS / callSeconds)} calls/s`,
+    },
+  ];
+  return { rows, ok: failed === 0 && rows.every((r) => r.met !== false) };
+}
+
+/**
+ * Runs the measurement; `overrides` (from the soak: ops, requesters, calls, progress) win over
+ * the environment. Writes the results unless `write` is false; returns them with `ok`.
+ */
+export async function run(overrides = {}, { write = true } = {}) {
+  const settings = { ...SETTINGS(), progress: (line) => console.error(`[memory] ${line}`), ...overrides };
+  const dir = await mkdtemp(join(tmpdir(), 'bench-memory-'));
+  const kids = new Children(dir);
+  const load = loadavg()[0];
+  try {
+    const { rows, ok } = await measure(kids, dir, settings);
+    const meta = {
+      sidecars: 'built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, NODE_OPTIONS of the systemd unit',
+      work: `${settings.ops} Operations by ${settings.requesters} requesters, then ${settings.calls} proxied calls on ${CONNECTIONS} connections; RSS read at every tenth`,
+      cpus: `${cpus().length}, shared: load average ${round(load)} at start, ${round(loadavg()[0])} at the end`,
+    };
+    if (write) writeResults('memory', { meta, rows, ok });
+    await rm(dir, { recursive: true, force: true });
+    return { ok, meta, sections: [{ title: 'memory', rows }] };
+  } catch (error) {
+    console.error(`memory benchmark failed: ${error.message}; logs in ${dir}`);
+    throw error;
+  } finally {
+    await kids.stopAll();
+  }
+}
