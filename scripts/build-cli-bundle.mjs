@@ -16,12 +16,17 @@
 // meta.json is esbuild's metafile: which modules and packages each chunk holds, for tests that
 // check what a command loads.
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { GENERATED_VALIDATOR } from '../dist/sidecar/config-schema.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUNDLE_DIR = fileURLToPath(new URL('../dist/cli-bundle/', import.meta.url));
+
+// Transitive packages left external, each with a package that depends on it: the bundle finds
+// them only where npm hoisted them, so the build checks that this is the copy their dependents use.
+const TRANSITIVE_EXTERNALS = { 'iconv-lite': 'body-parser', 'mime-db': 'mime-types' };
 
 const EXTERNAL = [
   'node-opcua*',
@@ -38,8 +43,9 @@ const EXTERNAL = [
   'ajv',
   'ajv/*',
   'playwright-core',
-  'iconv-lite',
-  'mime-db',
+  // Loaded from node_modules although only express's dependencies use them: iconv-lite's 529 KB
+  // of encodings are never used, and mime-db's table parses faster as JSON than as bundled code.
+  ...Object.keys(TRANSITIVE_EXTERNALS),
 ];
 
 rmSync(BUNDLE_DIR, { recursive: true, force: true });
@@ -61,5 +67,12 @@ const result = await build({
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
 });
 writeFileSync(new URL('meta.json', `file://${BUNDLE_DIR}`), JSON.stringify(result.metafile));
+const fromBundle = createRequire(`${BUNDLE_DIR}main.js`);
+for (const [name, dependent] of Object.entries(TRANSITIVE_EXTERNALS)) {
+  const used = createRequire(fromBundle.resolve(dependent)).resolve(name);
+  if (fromBundle.resolve(name) !== used) {
+    throw new Error(`the CLI bundle would load ${fromBundle.resolve(name)}, but ${dependent} uses ${used}: ${name} is not hoisted`);
+  }
+}
 // src/sidecar/config-validator.ts looks for the generated validator next to its own module.
 copyFileSync(fileURLToPath(new URL(`../dist/sidecar/${GENERATED_VALIDATOR}`, import.meta.url)), `${BUNDLE_DIR}${GENERATED_VALIDATOR}`);
