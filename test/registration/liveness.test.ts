@@ -18,8 +18,8 @@ import {
   registerWorkflow,
   updateHeartbeat,
 } from '../../src/registration/services.js';
-import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from '../../src/store/triple-store.js';
 import { cfc, ONTOLOGY_GRAPHS, plant, sm, svc, xsd } from '../../src/vocab/index.js';
+import { HookedStore } from '../support/hooked-store.js';
 import { storeSuite } from '../support/per-store.js';
 
 const G = 'urn:test:registration:liveness';
@@ -36,46 +36,6 @@ const CAP_OPEN = mintCapabilityIri(R, 'open');
 const CAP_STATE = mintCapabilityIri(R, 'state');
 const WF = mintWorkflowIri(C, 'open');
 const SP = mintStatePropertyIri(M, 'state');
-
-/**
- * A store that runs `hook` once, right after the next SELECT answers and before its caller sees
- * the rows: another writer acting between a sweep's find and its deregistration.
- */
-class InterleavingStore implements TripleStore {
-  hook: (() => Promise<void>) | undefined;
-  constructor(private readonly inner: TripleStore) {}
-  get description(): string {
-    return this.inner.description;
-  }
-  get requestCount(): number {
-    return this.inner.requestCount;
-  }
-  async select(query: string): Promise<Bindings[]> {
-    const rows = await this.inner.select(query);
-    const hook = this.hook;
-    this.hook = undefined;
-    await hook?.();
-    return rows;
-  }
-  ask(query: string): Promise<boolean> {
-    return this.inner.ask(query);
-  }
-  update(update: string): Promise<void> {
-    return this.inner.update(update);
-  }
-  conditionalUpdate(update: string, condition: ConditionalUpdateCheck): Promise<boolean> {
-    return this.inner.conditionalUpdate(update, condition);
-  }
-  load(document: string, options: LoadOptions): Promise<void> {
-    return this.inner.load(document, options);
-  }
-  dump(options?: { graph?: string }): Promise<string> {
-    return this.inner.dump(options);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
 
 describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind) => {
   const suite = storeSuite(kind, G);
@@ -363,15 +323,15 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
   onStore('(e) should not sweep a Service that heartbeats between the find and the deregistration', async () => {
     await controllerAndMonitor(OLD, FRESH);
     const queued = await operation(CAP_OPEN);
-    const interleaving = new InterleavingStore(suite.store!);
+    const interleaving = new HookedStore(suite.store!);
     const watchdog = new OGM({ store: interleaving, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     await watchdog.tbox();
     // The sweep's find still sees the old heartbeat; the controller heartbeats right after.
     expect(await findStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([C]);
-    interleaving.hook = () => updateHeartbeat(suite.ogm, C, { timestamp: NOW, namedGraph: G });
+    interleaving.afterNextSelect = () => updateHeartbeat(suite.ogm, C, { timestamp: NOW, namedGraph: G });
     const before = await dump();
     await sweepStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G });
-    expect(interleaving.hook).toBeUndefined();
+    expect(interleaving.afterNextSelect).toBeUndefined();
     expect(await values(C, svc.address)).toEqual([CONTROLLER_ADDRESS]);
     expect(await values(WF, svc.endpoint)).toEqual([`${CONTROLLER_ADDRESS}/workflows/open/execute`]);
     expect(await statusOf(queued)).toBe('queued');
@@ -512,13 +472,13 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
       services.push(await service({ resource, address: `http://127.0.0.1:${8251 + i}`, heartbeat: OLD, workflowCapability: cap }));
       ops.push(await operation(cap));
     }
-    const interleaving = new InterleavingStore(suite.store!);
+    const interleaving = new HookedStore(suite.store!);
     const watchdog = new OGM({ store: interleaving, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
     await watchdog.tbox();
     const refreshed = services[1]!;
-    interleaving.hook = () => updateHeartbeat(suite.ogm, refreshed, { timestamp: NOW, namedGraph: G });
+    interleaving.afterNextSelect = () => updateHeartbeat(suite.ogm, refreshed, { timestamp: NOW, namedGraph: G });
     expect(await sweepStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([...services].sort());
-    expect(interleaving.hook).toBeUndefined();
+    expect(interleaving.afterNextSelect).toBeUndefined();
     expect(await values(refreshed, svc.address)).toEqual(['http://127.0.0.1:8252']);
     expect(await values(mintWorkflowIri(refreshed, 'open'), svc.endpoint)).toEqual(['http://127.0.0.1:8252/workflows/open/execute']);
     expect(await statusOf(ops[1]!)).toBe('queued');

@@ -4,12 +4,18 @@ import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from 
 export type UpdateHook = (n: number, update: string) => Promise<void> | void;
 
 /**
- * A store that passes every request to `inner` and calls {@link HookedStore.beforeUpdate}
- * before each `update`: a hook that writes through `inner` is another writer acting between two
- * updates; one that throws is the store failing that update (which is then not sent).
+ * A store that passes every request to `inner` and calls its hooks on the way: a hook that
+ * writes through `inner` is another writer acting in between; one that throws is the store
+ * failing that request.
  */
 export class HookedStore implements TripleStore {
+  /** Called before each `update` (which is not sent when it throws). */
   beforeUpdate: UpdateHook | undefined;
+  /**
+   * Called once, right after the next SELECT answers and before its caller sees the rows (then
+   * cleared): another writer acting between a read and the update that acts on it.
+   */
+  afterNextSelect: (() => Promise<void>) | undefined;
   #updates = 0;
 
   constructor(private readonly inner: TripleStore) {}
@@ -23,8 +29,12 @@ export class HookedStore implements TripleStore {
   get deletesWithUnboundVariables(): boolean | undefined {
     return this.inner.deletesWithUnboundVariables;
   }
-  select(query: string): Promise<Bindings[]> {
-    return this.inner.select(query);
+  async select(query: string): Promise<Bindings[]> {
+    const rows = await this.inner.select(query);
+    const hook = this.afterNextSelect;
+    this.afterNextSelect = undefined;
+    await hook?.();
+    return rows;
   }
   ask(query: string): Promise<boolean> {
     return this.inner.ask(query);
