@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeviceTimeoutError } from '../../../src/device/errors.js';
@@ -121,6 +122,8 @@ describe('the fast lane of workflows, states and the event trigger', () => {
       ),
     ),
   );
+  let counted = 0;
+  surface.workflows.set('count', () => (counted += 1));
   surface.states.set('door', () => 'closed');
   surface.states.set('jammed', () => {
     throw new Error('the sensor is jammed');
@@ -186,5 +189,19 @@ describe('the fast lane of workflows, states and the event trigger', () => {
     expect(surface.triggered.slice(triggered)).toEqual(['urn:op:1', 'urn:op:3']);
     for (const refused of [21, 22, 23]) expect((await answer(LANE_CASES[refused]![1])).status).toBe(422);
     expect((await answer(LANE_CASES[24]![1])).status).toBe(400);
+  });
+
+  it('should not run a workflow whose caller closed the connection before sending the whole body, and serve the next caller', async () => {
+    const socket = connect(viaLane.port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      rawHttp('POST', '/workflows/count/execute', [auth, 'Content-Type: application/json', 'Content-Length: 100'], Buffer.from('{"a":')),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await once(socket, 'close');
+    const after = await rawRequest({ port: viaLane.port }, post('/workflows/count/execute', '{}', [auth]));
+    expect(after.status).toBe(200);
+    expect(counted).toBe(1);
   });
 });

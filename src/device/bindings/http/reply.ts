@@ -43,7 +43,10 @@ function readLimited(body: IncomingMessage, declaredLength: number, maxBytes: nu
     });
     body.on('end', () => resolve({ bytes: joined(chunks), complete: true }));
     body.on('error', reject);
-    body.on('close', () => reject(new Error('the connection closed before the reply was complete')));
+    // 'close' follows every reply; only one that did not end is an error (and only it pays for one).
+    body.on('close', () => {
+      if (!body.readableEnded) reject(new Error('the connection closed before the reply was complete'));
+    });
   });
 }
 

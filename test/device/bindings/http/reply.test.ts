@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { DeviceAnswerError, DeviceReplyError, DeviceTimeoutError, openDevice, type DeviceClient } from '../../../../src/device/index.js';
+import {
+  DeviceAnswerError,
+  DeviceReplyError,
+  DeviceTimeoutError,
+  DeviceUnreachableError,
+  openDevice,
+  type DeviceClient,
+} from '../../../../src/device/index.js';
 import { LIMITS } from '../../../../src/limits.js';
 import { socketDir } from '../../support/bridge.js';
 import { get, post } from '../../support/calls.js';
@@ -132,6 +139,17 @@ describe.each(['unix socket', 'tcp'] as const)('device replies over %s', (kind) 
     const started = Date.now();
     const err = (await failure(d, 'GET', 250)) as DeviceTimeoutError;
     expect(err).toBeInstanceOf(DeviceTimeoutError);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('should fail at once, not at the timeout, when the device closes the connection in the middle of a reply', async () => {
+    const d = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":', () => res.socket?.destroy());
+    });
+    const started = Date.now();
+    const err = await failure(d, 'GET', 5000);
+    expect(err).toBeInstanceOf(DeviceUnreachableError);
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });
