@@ -7,6 +7,7 @@ import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { DeviceClient, DeviceForm, WorkflowInvoker } from './client.js';
 import { assertTimeout, shown } from './values.js';
+import { traceAware } from '../tracing/trace-scope.js';
 
 /** A workflow declared in configuration and served by the device. */
 export interface WorkflowDeclaration {
@@ -80,7 +81,7 @@ export function workflowProxy(device: DeviceClient, decl: WorkflowDeclaration): 
   const form = formOf(decl, 'workflow');
   const invoke = device.invoker(form);
   // Not async: on the hot path a checked call goes straight to the binding, without another promise.
-  return (args, options) => (isArguments(args) ? invoke(args, options) : Promise.reject(argumentsError(args, form.label)));
+  return traceAware((args, options) => (isArguments(args) ? invoke(args, options) : Promise.reject(argumentsError(args, form.label))));
 }
 
 /**
@@ -93,7 +94,7 @@ export function workflowProxy(device: DeviceClient, decl: WorkflowDeclaration): 
  * await door(); // 'closed'
  */
 export function stateProxy(device: DeviceClient, decl: StateDeclaration): () => Promise<unknown> {
-  return device.reader(formOf(decl, 'state property'));
+  return traceAware(device.reader(formOf(decl, 'state property')));
 }
 
 /**
@@ -118,7 +119,7 @@ export function operationRunner(
     invokers.set(decl.name, invoke);
   }
   const known = [...invokers.keys()].map((n) => JSON.stringify(n)).join(', ') || 'none';
-  return (claimed) => {
+  return traceAware((claimed: ClaimedForDevice) => {
     const invoke = claimed.workflowName === undefined ? undefined : invokers.get(claimed.workflowName);
     if (!invoke) {
       return Promise.reject(
@@ -131,5 +132,5 @@ export function operationRunner(
     const body = { operation: claimed.operationIri, ...claimed.data };
     body.operation = claimed.operationIri;
     return invoke(body, claimed.signal ? { signal: claimed.signal } : undefined);
-  };
+  });
 }

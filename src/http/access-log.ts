@@ -1,5 +1,5 @@
 /**
- * Access logs: one pino line per request when it ends (method, URL, status, response time),
+ * Access logs: one pino line per request when it ends (method, URL, status, response time, trace id),
  * through pino-http, at a level of their own so that an `info` logger stays quiet about them by
  * default. A line names the caller its token stands for. Credentials never reach the log: the request's Authorization and Cookie headers and
  * the response's Set-Cookie are redacted.
@@ -7,6 +7,7 @@
 import type { RequestListener } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../lib/logger.js';
+import { requestTrace, traceField } from '../tracing/trace-scope.js';
 import { callerOf } from './token-callers.js';
 
 /** What an access log line shows instead of a credential header. */
@@ -28,8 +29,8 @@ export function withAccessLog(listener: RequestListener, logger: Logger, level: 
     quietReqLogger: true,
     customSuccessMessage: () => 'request served',
     customErrorMessage: () => 'request served',
-    // Who called, by the identity its token names (never the token).
-    customProps: (_req, res) => ({ caller: callerOf(res)?.id }),
+    // Who called, by the identity its token names (never the token), and the request's trace.
+    customProps: (req, res) => ({ caller: callerOf(res)?.id, ...traceField(requestTrace(req)) }),
   });
   return (req, res) => {
     access(req, res);

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DeviceError } from '../device/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { requestTrace, traceField } from '../tracing/trace-scope.js';
 import { preview } from '../iri/validate.js';
 import { errorAnswer, HttpError } from './http-error.js';
 import { writeJson } from './json-response.js';
@@ -54,9 +55,14 @@ export function answerError(log: Logger, err: unknown, request: { method: string
   if (status >= 500) {
     const level = err instanceof DeviceError ? 'warn' : 'error';
     const caller = callerOf(res)?.id;
-    log[level]({ err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status, caller }, 'request failed');
+    const traced = traceField(requestTrace(res.req));
+    log[level](
+      { err: expected ? withoutStack(err) : err, method: request.method, path: request.path, status, caller, ...traced },
+      'request failed',
+    );
   } else if (log.isLevelEnabled('debug')) {
-    log.debug({ method: request.method, path: request.path, status, detail, caller: callerOf(res)?.id }, 'request refused');
+    const traced = traceField(requestTrace(res.req));
+    log.debug({ method: request.method, path: request.path, status, detail, caller: callerOf(res)?.id, ...traced }, 'request refused');
   }
   if (res.headersSent) {
     res.destroy();

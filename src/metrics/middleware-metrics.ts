@@ -6,6 +6,7 @@ import type { MiddlewareContext } from '../middleware/runtime/context.js';
 import { Mode } from '../middleware/runtime/mode.js';
 import { exposition, type MetricsText } from './exposition.js';
 import { METRICS } from './names.js';
+import { isTraceAware, traceAware } from '../tracing/trace-scope.js';
 import { counterOf, countStoreRequests, histogramOf } from './store-metrics.js';
 
 /** The direct calls of the HTTP surface that are measured. */
@@ -104,6 +105,8 @@ export class MiddlewareMetrics {
     let wrapped = this.#wrapped.get(key);
     if (wrapped === undefined) {
       wrapped = this.#wrap(call, name, handler as (...args: unknown[]) => unknown);
+      // It calls the handler synchronously, so it takes the trace as the handler does.
+      if (isTraceAware(handler)) traceAware(wrapped);
       this.#wrapped.set(key, wrapped);
     }
     return wrapped;

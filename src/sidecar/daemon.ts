@@ -32,6 +32,7 @@ import { securityOptionsOf } from './config.js';
 import type { SidecarConfig } from './config-types.js';
 import { openConfiguredStore } from './store-startup.js';
 import { startOtlpExport } from '../tracing/span-export.js';
+import { traceAware } from '../tracing/trace-scope.js';
 
 /** A running sidecar. */
 export interface Sidecar {
@@ -123,13 +124,13 @@ function operationRunnerOf(
   const local = device !== undefined && config.workflows.length > 0 ? operationRunner(device, config.workflows) : undefined;
   if (mqtt.length === 0) return local;
   const byName = new Map(mqtt.map((w) => [w.options.name, w.invoke]));
-  return (claimed) => {
+  return traceAware((claimed: ClaimedForDevice) => {
     const invoke = claimed.workflowName === undefined ? undefined : byName.get(claimed.workflowName);
     // The Operation's IRI is set last so a data field called "operation" cannot replace it.
     if (invoke) return invoke({ ...claimed.data, operation: claimed.operationIri });
     if (local) return local(claimed);
     return Promise.reject(new ValueError(`operation ${claimed.operationIri} names a workflow this resource does not declare`));
-  };
+  });
 }
 
 function buildMiddleware(

@@ -14,6 +14,8 @@ import { parseDeadline } from '../middleware/operations/deadline.js';
 import { FailureKind } from '../vocab/status.js';
 import type { HandoverSessions } from './handover-sessions.js';
 import { methodNotAllowed } from '../http/error-handler.js';
+import type { OperationDraft } from '../middleware/operations/request.js';
+import { handTrace, requestTrace, traceAware } from '../tracing/trace-scope.js';
 
 /** What the local API routes act on. */
 export interface LocalApiTarget {
@@ -92,18 +94,21 @@ export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): 
   router.post('/operations', json, async (req, res) => {
     const body = bodyObject(req);
     const data = dataField(body);
-    const operation = await target.middleware.request(
-      {
-        capabilityClass: iriField(body, 'capabilityClass')!,
-        operationClass: iriField(body, 'operationClass')!,
-        operationIri: iriField(body, 'operationIri', true),
-        targetResource: iriField(body, 'targetResource', true),
-        deadline: deadlineField(body),
-        requestedBy: callerId(target, res),
-        // The client will long-poll the status: request() checks it is a boolean before discovery.
-        wait: body.wait as boolean | null | undefined,
-      },
-      (draft) => Object.assign(draft.data, data),
+    // request() reads the trace before its first await: this request's, so the Operation continues it.
+    const operation = await handTrace(requestTrace(req), () =>
+      target.middleware.request(
+        {
+          capabilityClass: iriField(body, 'capabilityClass')!,
+          operationClass: iriField(body, 'operationClass')!,
+          operationIri: iriField(body, 'operationIri', true),
+          targetResource: iriField(body, 'targetResource', true),
+          deadline: deadlineField(body),
+          requestedBy: callerId(target, res),
+          // The client will long-poll the status: request() checks it is a boolean before discovery.
+          wait: body.wait as boolean | null | undefined,
+        },
+        traceAware((draft: OperationDraft) => Object.assign(draft.data, data)),
+      ),
     );
     res.status(201).json({ operation, status: 'queued' });
   });

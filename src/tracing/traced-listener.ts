@@ -1,24 +1,26 @@
 /**
  * The northbound edge of a trace: every request a server takes runs under the trace its
  * `traceparent` header names (as a child span), or under a new trace when it has none or an
- * invalid one.
+ * invalid one. The trace is kept with the request (requestTrace), where its routes find it.
  */
 import type { RequestListener } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportingSpans, exportSpan, spanClock } from './span-export.js';
 import { TRACEPARENT_HEADER, traceFromHeader, type TraceContext } from './trace-context.js';
-import { withTrace } from './trace-scope.js';
+import { handTrace, setRequestTrace } from './trace-scope.js';
 
 /**
  * Wraps a server's request listener so that the request's work (its log lines, the event
- * triggers and device calls it makes) carries the request's trace.
+ * triggers and device calls it makes) carries the request's trace: kept with the request for its
+ * routes, and current for the listener's synchronous part.
  * @example createServer(tracedListener(app))
  */
 export function tracedListener(listener: RequestListener): RequestListener {
   return (req, res) => {
     const trace = traceFromHeader(req.headers[TRACEPARENT_HEADER]);
     if (exportingSpans()) exportWhenDone(req, res, trace);
-    withTrace(trace, () => listener(req, res));
+    setRequestTrace(req, trace);
+    handTrace(trace, () => listener(req, res));
   };
 }
 

@@ -16,6 +16,7 @@ import { checkConnectorCredentials, credentialsFor, transportKey, type Connector
 import { findInterfaceNodes, type InterfaceNode, type SelectSource } from '../recognize.js';
 import { brokerTransport, checkedTopic, metadataFault } from './metadata.js';
 import { MqttWorkflowDevice } from './workflow-device.js';
+import { traceAware } from '../../tracing/trace-scope.js';
 
 /** A workflow the graph binds to MQTT, checked. Topics and broker are southbound: never served. */
 export interface MqttWorkflowDeclaration {
@@ -160,7 +161,10 @@ export async function openMqttWorkflows(options: OpenMqttWorkflowsOptions): Prom
         replyTo: d.responseTopic,
         timeoutMs: d.timeoutMs,
       });
-      workflows.push({ options: { name: d.name, workflowClass: d.workflowClass, capabilityClass: d.capabilityClass }, invoke });
+      workflows.push({
+        options: { name: d.name, workflowClass: d.workflowClass, capabilityClass: d.capabilityClass },
+        invoke: traceAware(invoke),
+      });
     }
   } catch (error) {
     await close();

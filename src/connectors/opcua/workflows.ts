@@ -16,6 +16,7 @@ import type { BoundMqttWorkflow, MqttWorkflows, OpenMqttWorkflowsOptions } from 
 import { findInterfaceNodes, type InterfaceNode, type SelectSource } from '../recognize.js';
 import type { OpcuaConnection } from './connection.js';
 import { checkedNodeId, opcuaEndpoint, type OpcuaEndpoint } from './metadata.js';
+import { traceAware } from '../../tracing/trace-scope.js';
 
 /** A workflow the graph binds to an OPC UA Method, checked. Endpoint and NodeIds are southbound: never served. */
 export interface OpcuaWorkflowDeclaration {
@@ -139,7 +140,10 @@ export async function openOpcuaWorkflows(options: OpenOpcuaWorkflowsOptions): Pr
         methodNodeId: d.methodNodeId,
         timeoutMs: options.timeoutMs ?? LIMITS.deviceTimeoutMs,
       });
-      workflows.push({ options: { name: d.name, workflowClass: d.workflowClass, capabilityClass: d.capabilityClass }, invoke });
+      workflows.push({
+        options: { name: d.name, workflowClass: d.workflowClass, capabilityClass: d.capabilityClass },
+        invoke: traceAware(invoke),
+      });
     }
   } catch (error) {
     await close();

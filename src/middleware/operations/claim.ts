@@ -24,8 +24,8 @@ import type { ClassScope } from '../options.js';
 import { recordDone, recordFailure } from './terminal-write.js';
 import { resolveEntry } from './trigger.js';
 import type { InFlight, QueueEntry } from '../runtime/work-queue.js';
-import { childSpan } from '../../tracing/trace-context.js';
-import { withTrace } from '../../tracing/trace-scope.js';
+import { childSpan, type TraceContext } from '../../tracing/trace-context.js';
+import { callInTrace, traceLogger } from '../../tracing/trace-scope.js';
 import { timedSpan } from '../../tracing/span-export.js';
 import { claimedIndividual, claimExpectations, describedDeadline } from './operation-description.js';
 import type { Outcome } from './outcome-channel.js';
@@ -207,9 +207,7 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
       trace,
       attributes: { 'sm.operation': taken.entry.operationIri, 'sm.workflow': taken.entry.workflowName },
     };
-    return await withTrace(trace, () =>
-      timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri, settled)),
-    );
+    return await timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri, settled, trace));
   } finally {
     taken.finish();
     ctx.outcomes.settle(taken.entry.operationIri, settled.outcome);
@@ -223,9 +221,10 @@ async function run(
   scope: ClassScope | undefined,
   resourceIri: string,
   settled: { outcome: Outcome },
+  trace: TraceContext | undefined,
 ): Promise<unknown> {
   const { entry, flight } = taken;
-  const log = ctx.logger.child({ operation: entry.operationIri, workflow: entry.workflowName });
+  const log = traceLogger(ctx.logger, trace, { operation: entry.operationIri, workflow: entry.workflowName });
   ctx.record('claim', { operation: entry.operationIri, workflow: entry.workflowIri });
   let result: string | undefined;
   let claimed: Claimed | undefined;
@@ -236,7 +235,7 @@ async function run(
     if (deadlinePassed(deadline)) throw new OperationDeadlineError(`Operation <${entry.operationIri}>: ${deadlineReason(deadline)}`);
     flight.cancel.signal.throwIfAborted();
     claimed = { ...entry, operation, data: operationData(operation), signal: flight.signal, result: undefined };
-    const returned: unknown = await body(claimed);
+    const returned: unknown = await callInTrace(trace, body, claimed);
     if (claimed.result === undefined) claimed.result = returned;
     result = resultText(claimed.result);
   } catch (error) {

@@ -11,8 +11,8 @@ import { parseDeadline } from './deadline.js';
 import { errorText } from './operation-data.js';
 import { deliverTrigger } from './trigger-delivery.js';
 import { describeWritten } from './operation-description.js';
-import { childSpan, formatTraceparent, newTrace, parseTraceparent } from '../../tracing/trace-context.js';
-import { currentTrace, withTrace } from '../../tracing/trace-scope.js';
+import { childSpan, formatTraceparent, newTrace, parseTraceparent, type TraceContext } from '../../tracing/trace-context.js';
+import { callInTrace, currentTrace, traceLogger } from '../../tracing/trace-scope.js';
 import { exportingSpans, timedSpan } from '../../tracing/span-export.js';
 
 /**
@@ -88,10 +88,15 @@ export function request(ctx: MiddlewareContext, options: RequestOptions, body?: 
   const current = currentTrace();
   // Within a traced call, a span of its own only when spans are exported (the trigger then names it as the receiver's parent).
   const trace = given ? childSpan(given) : current === undefined ? newTrace() : exportingSpans() ? childSpan(current) : current;
-  return withTrace(trace, () => timedSpan({ name: 'request', kind: 'producer', trace }, () => dispatch(ctx, options, body)));
+  return timedSpan({ name: 'request', kind: 'producer', trace }, () => dispatch(ctx, options, body, trace));
 }
 
-async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: RequestBody): Promise<string> {
+async function dispatch(
+  ctx: MiddlewareContext,
+  options: RequestOptions,
+  body: RequestBody | undefined,
+  trace: TraceContext,
+): Promise<string> {
   ctx.requireNotStopped('request');
   if (typeof options !== 'object' || options === null) throw new ValueError(`request options must be an object, got ${preview(options)}`);
   if (body !== undefined && typeof body !== 'function') throw new ValueError(`request body must be a function, got ${typeof body}`);
@@ -116,14 +121,15 @@ async function dispatch(ctx: MiddlewareContext, options: RequestOptions, body?: 
     data: {},
     target: Object.freeze({ capabilityIri: target.capabilityIri, serviceIri: target.serviceIri, address: target.serviceAddress }),
   };
-  if (body) await body(draft);
+  // The caller's body runs in the request's trace (its log lines carry it).
+  if (body) await callInTrace(trace, body, draft);
   const audit = { requestedBy, createdAt: new Date() };
   const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, deadline, ...audit, ...ctx.graph };
   const written = await createOperation(ctx.ogm, created);
-  const log = ctx.logger.child({ operation: operationIri, receiver: target.serviceIri });
+  const log = traceLogger(ctx.logger, trace, { operation: operationIri, receiver: target.serviceIri });
   try {
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
-    const traceparent = formatTraceparent(currentTrace()!);
+    const traceparent = formatTraceparent(trace);
     const delivery = { ...(token !== undefined && { token }), traceparent, description: describeWritten(written), outcome: wait };
     const { outcome, close } = await deliverTrigger(ctx.fetch, target.serviceAddress, operationIri, delivery);
     if (outcome && close) ctx.awaited.expect(operationIri, outcome, close);

@@ -5,7 +5,8 @@ import type { MiddlewareContext } from '../runtime/context.js';
 import type { TriggerAnswer } from '../surface/contract.js';
 import { readOperationRoute } from './operation-route.js';
 import { claimWaiter, type QueueEntry } from '../runtime/work-queue.js';
-import { currentTrace } from '../../tracing/trace-scope.js';
+import type { TraceContext } from '../../tracing/trace-context.js';
+import { traceField } from '../../tracing/trace-scope.js';
 import { mintCapabilityIri, mintWorkflowIri } from '../../iri/mint.js';
 import { describedCapability, type OperationDescription } from './operation-description.js';
 
@@ -84,6 +85,7 @@ export async function handleTrigger(
   operationIri: unknown,
   worker: TriggerWorker,
   described?: OperationDescription,
+  trace?: TraceContext,
 ): Promise<TriggerAnswer> {
   const iri = assertIri(operationIri, 'operation_iri');
   if (ctx.options.mode !== 'resource') throw new UnavailableError(`a ${ctx.options.mode} instance has no event trigger`);
@@ -94,7 +96,7 @@ export async function handleTrigger(
   if (described && worker.takesAtOnce()) {
     const { waiter, claimed } = claimWaiter();
     try {
-      if (enqueue(ctx, { ...describedEntry(ctx, iri, serviceIri, described), claimWaiter: waiter }, worker)) await claimed;
+      if (enqueue(ctx, { ...describedEntry(ctx, iri, serviceIri, described), claimWaiter: waiter }, worker, trace)) await claimed;
     } catch (error) {
       throw await whyNotClaimed(ctx, iri, serviceIri, error);
     }
@@ -105,15 +107,14 @@ export async function handleTrigger(
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');
   const deadline = route.deadline && { deadline: route.deadline };
-  enqueue(ctx, described ? { ...describedEntry(ctx, iri, serviceIri, described), ...deadline } : route, worker);
+  enqueue(ctx, described ? { ...describedEntry(ctx, iri, serviceIri, described), ...deadline } : route, worker, trace);
   return answer;
 }
 
-/** Enqueues an entry under the current trace and kicks the worker; false when it was queued already. */
-function enqueue(ctx: MiddlewareContext, entry: QueueEntry, worker: TriggerWorker): boolean {
-  const trace = currentTrace();
+/** Enqueues an entry under the trigger's trace and kicks the worker; false when it was queued already. */
+function enqueue(ctx: MiddlewareContext, entry: QueueEntry, worker: TriggerWorker, trace: TraceContext | undefined): boolean {
   if (!ctx.queue.push(trace ? { ...entry, trace } : entry)) return false;
-  ctx.logger.debug({ operation: entry.operationIri, workflow: entry.workflowName }, 'operation enqueued');
+  ctx.logger.debug({ operation: entry.operationIri, workflow: entry.workflowName, ...traceField(trace) }, 'operation enqueued');
   ctx.record('trigger', { operation: entry.operationIri, workflow: entry.workflowIri });
   worker.kick();
   return true;

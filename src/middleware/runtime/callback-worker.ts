@@ -5,7 +5,7 @@ import type { Claimed, ClaimBody } from '../operations/claim.js';
 import type { MiddlewareContext } from './context.js';
 import { backoffMs, sleep } from './loops.js';
 import type { ClassScope } from '../options.js';
-import { withTrace } from '../../tracing/trace-scope.js';
+import { callInTrace, currentTrace, traceAware, withTrace } from '../../tracing/trace-scope.js';
 
 /** A work function registered with `registerCallback`: its return value is the Operation's result. */
 export type OperationCallback = (claimed: Claimed) => unknown;
@@ -104,11 +104,13 @@ export class CallbackWorker {
       let started!: () => void;
       this.lastStart = new Promise<void>((resolve) => (started = resolve));
       try {
-        await this.claim(async (claimed) => {
+        const body = traceAware(async (claimed: Claimed) => {
+          const trace = currentTrace();
           await before;
           started();
-          claimed.result = await fn(claimed);
-        }, scope).finally(started);
+          claimed.result = await callInTrace(trace, fn, claimed);
+        });
+        await this.claim(body, scope).finally(started);
         storeFailures = 0;
       } catch (error) {
         if (error instanceof OperationQueueEmpty) break;

@@ -11,6 +11,7 @@ import type { ConnectorSet } from '../../connectors/connector-set.js';
 import type { MetricsText } from '../../metrics/exposition.js';
 import type { TokenSet } from '../../http/named-tokens.js';
 import type { Outcome } from '../operations/outcome-channel.js';
+import type { TraceContext } from '../../tracing/trace-context.js';
 
 /**
  * Arguments of a workflow call: the JSON object body, merged over the query parameters (the
@@ -46,9 +47,10 @@ export interface HttpSurface {
    * no such Operation exists, TransitionConflictError (409) when it is not queued or not addressed
    * to a Capability this Service realizes, RuntimeError (409/503 while stopping), StoreError (503).
    * `description` is the requester's description of the Operation (`"operation"` of the body),
-   * unread: ValueError (400) when it is malformed.
+   * unread: ValueError (400) when it is malformed. `trace` is the trigger request's: the
+   * Operation's run continues it.
    */
-  trigger(operationIri: string, description?: unknown): Promise<TriggerAnswer>;
+  trigger(operationIri: string, description?: unknown, trace?: TraceContext): Promise<TriggerAnswer>;
   /**
    * Listens for the outcome of an Operation triggered here (the trigger's outcome channel):
    * resolves with its snapshot once its terminal write applied, or null when it is not known for

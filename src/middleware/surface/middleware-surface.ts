@@ -20,12 +20,12 @@ export function buildSurface(ctx: MiddlewareContext, worker: TriggerWorker): Htt
     welcome: APP_WELCOME,
     workflow: (name) => measured(ctx, 'workflow', name, ctx.registry.workflows.get(name)?.handler),
     state: (name) => measured(ctx, 'state', name, ctx.registry.states.get(name)?.getter),
-    trigger: async (operationIri, description) => {
+    trigger: async (operationIri, description, trace) => {
       const down = ctx.device.unavailability;
       // Refused before the graph is read: the caller reverts its Operation and may pick another realizer.
       if (down !== undefined)
         throw new UnavailableError(`${down}: the Operation was not enqueued; dispatch to another realizer or retry when it answers`);
-      return handleTrigger(ctx, operationIri, worker, description === undefined ? undefined : parseDescription(description));
+      return handleTrigger(ctx, operationIri, worker, description === undefined ? undefined : parseDescription(description), trace);
     },
     ...(resource && { outcome: (operationIri: string) => ctx.outcomes.listen(operationIri) }),
     live: () => ctx.phase !== 'stopped',

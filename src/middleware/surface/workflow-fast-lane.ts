@@ -15,6 +15,8 @@ import { answerError } from '../../http/error-handler.js';
 import { HttpError } from '../../http/http-error.js';
 import { decodeUtf8Body, isPlainJsonType } from '../../http/json-body.js';
 import { writeJson } from '../../http/json-response.js';
+import type { TraceContext } from '../../tracing/trace-context.js';
+import { callInTrace, requestTrace } from '../../tracing/trace-scope.js';
 import { STATE_ROUTE } from './routes/state.js';
 import { answerTrigger, TRIGGER_ROUTE } from './routes/trigger.js';
 import { WORKFLOW_ROUTE, workflowArguments } from './routes/workflows.js';
@@ -91,7 +93,8 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
     const isRead = 'getter' in lane;
     // The route express would have matched, as express records it (a span is named by it).
     (req as IncomingMessage & { route?: { path: string } }).route = isRead ? STATE_ROUTE_MATCHED : WORKFLOW_ROUTE_MATCHED;
-    const answered = isRead ? read(lane.getter) : execute(lane.handler, lane.query, req);
+    const trace = requestTrace(req);
+    const answered = isRead ? read(lane.getter, trace) : execute(lane.handler, lane.query, req, trace);
     const call = isRead ? 'state' : 'workflow';
     // A value JSON cannot serialize fails in writeJson: answered as express answers it, a 500.
     answered
@@ -107,13 +110,13 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
 }
 
 /** The getter's value; a throw becomes a rejection, as express 5 turns it into an error. */
-function read(getter: StateGetter): Promise<unknown> {
-  return new Promise((resolve) => resolve(getter()));
+function read(getter: StateGetter, trace: TraceContext | undefined): Promise<unknown> {
+  return new Promise((resolve) => resolve(callInTrace(trace, getter)));
 }
 
-async function execute(handler: WorkflowHandler, query: string, req: IncomingMessage): Promise<unknown> {
+async function execute(handler: WorkflowHandler, query: string, req: IncomingMessage, trace: TraceContext | undefined): Promise<unknown> {
   const body = await readJson(req);
-  return handler(workflowArguments(query === '' ? NO_QUERY : parseQuery(query), body));
+  return callInTrace(trace, handler, workflowArguments(query === '' ? NO_QUERY : parseQuery(query), body));
 }
 
 /** A body express would read as it is: declared length within the limit, no coding, JSON in UTF-8. */

@@ -18,8 +18,8 @@ import { probeHealth } from '../../health.js';
 import { assertTimeout, shown } from '../../values.js';
 import { readReply } from './reply.js';
 import { exportingSpans, timedSpan } from '../../../tracing/span-export.js';
-import { childSpan, formatTraceparent, TRACEPARENT_HEADER } from '../../../tracing/trace-context.js';
-import { currentTrace, withTrace } from '../../../tracing/trace-scope.js';
+import { childSpan, formatTraceparent, TRACEPARENT_HEADER, type TraceContext } from '../../../tracing/trace-context.js';
+import { currentTrace, traceField } from '../../../tracing/trace-scope.js';
 import { assertDevicePath, type HttpTarget } from './target.js';
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
@@ -123,9 +123,10 @@ export class HttpDeviceClient implements DeviceClient {
    * the connection, which is how an HTTP device learns that the caller stopped waiting.
    */
   private call(route: Route, value: unknown, signal?: AbortSignal): Promise<unknown> {
+    // The caller's trace, read before the first await (see trace-scope.ts) and passed on.
+    const parent = currentTrace();
+    if (parent === undefined || !exportingSpans()) return this.callOnce(route, value, signal, parent);
     // Exported as a span of its own, whose id the device receives as its parent.
-    const parent = exportingSpans() ? currentTrace() : undefined;
-    if (parent === undefined) return this.callOnce(route, value, signal);
     const trace = childSpan(parent);
     const { method, path } = route.call;
     const span = {
@@ -134,10 +135,10 @@ export class HttpDeviceClient implements DeviceClient {
       trace,
       attributes: { 'http.request.method': method, 'url.path': path },
     };
-    return withTrace(trace, () => timedSpan(span, () => this.callOnce(route, value, signal)));
+    return timedSpan(span, () => this.callOnce(route, value, signal, trace));
   }
 
-  private async callOnce(route: Route, value: unknown, signal?: AbortSignal): Promise<unknown> {
+  private async callOnce(route: Route, value: unknown, signal: AbortSignal | undefined, trace: TraceContext | undefined): Promise<unknown> {
     if (this.closed) throw new RuntimeError(`device ${this.description} is closed; ${route.call.method} ${route.call.path} was not sent`);
     signal?.throwIfAborted();
     const body = value === undefined ? undefined : jsonBody(value, route.call);
@@ -156,18 +157,18 @@ export class HttpDeviceClient implements DeviceClient {
     this.inFlight.add(flight);
     const started = performance.now();
     try {
-      const response = await this.exchange(route.options, body, flight);
+      const response = await this.exchange(route.options, body, flight, trace);
       const reply = await readReply(response, route.call, this.maxReplyBytes);
-      this.logDone(route.call, response.statusCode ?? 0, started);
+      this.logDone(route.call, response.statusCode ?? 0, started, trace);
       return reply;
     } catch (err) {
       if (flight.abandoned) throw flight.abandoned;
       if (flight.aborted) {
-        this.logDone(route.call, 'aborted', started);
+        this.logDone(route.call, 'aborted', started, trace);
         throw signal!.reason;
       }
       const failure = isDeviceReplyFailure(err) ? err : connectionFailure(err, route.call, route.timeoutMs, flight.timedOut);
-      this.logDone(route.call, failure.code, started);
+      this.logDone(route.call, failure.code, started, trace);
       throw failure;
     } finally {
       clearTimeout(timer);
@@ -177,23 +178,27 @@ export class HttpDeviceClient implements DeviceClient {
   }
 
   /** Sends one request; resolves with the response once its head has arrived. */
-  private exchange(options: RequestOptions, body: string | undefined, flight: Flight): Promise<IncomingMessage> {
+  private exchange(
+    options: RequestOptions,
+    body: string | undefined,
+    flight: Flight,
+    trace: TraceContext | undefined,
+  ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const request = (flight.request = this.send(options, resolve));
       request.on('error', reject);
       // Set here rather than in a headers object per call: the head is only written by end().
       if (body !== undefined) request.setHeader('content-length', Buffer.byteLength(body));
       // The work's trace, so the device's own logs can join it (W3C Trace Context).
-      const trace = currentTrace();
       if (trace !== undefined) request.setHeader(TRACEPARENT_HEADER, formatTraceparent(trace));
       request.end(body);
     });
   }
 
-  private logDone(call: DeviceCall, outcome: number | string, started: number): void {
+  private logDone(call: DeviceCall, outcome: number | string, started: number, trace: TraceContext | undefined): void {
     if (!this.log.isLevelEnabled('debug')) return;
     const ms = Math.round((performance.now() - started) * 1000) / 1000;
-    this.log.debug({ method: call.method, path: call.path, outcome, ms }, 'device call');
+    this.log.debug({ method: call.method, path: call.path, outcome, ms, ...traceField(trace) }, 'device call');
   }
 }
 

@@ -8,6 +8,7 @@ import { sendValue } from '../json-values.js';
 import type { HttpSurface } from '../contract.js';
 import { methodNotAllowed } from '../../../http/error-handler.js';
 import { recorded } from '../call-activity.js';
+import { callInTrace, requestTrace } from '../../../tracing/trace-scope.js';
 
 /**
  * Mounts the state route: 200 with the getter's raw JSON value (`"closed"`, no envelope, as
@@ -23,7 +24,7 @@ export function mountState(app: Express, surface: HttpSurface): void {
     if (getter === undefined) {
       throw new HttpError(404, `no state property named ${preview(req.params.name)} is registered here`);
     }
-    sendValue(res, await recorded(surface, 'state', req.params.name, res, getter));
+    sendValue(res, await recorded(surface, 'state', req.params.name, res, () => callInTrace(requestTrace(req), getter)));
   });
   app.all(STATE_ROUTE, methodNotAllowed('GET'));
 }

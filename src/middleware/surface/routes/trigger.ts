@@ -11,6 +11,7 @@ import { isJsonObject, jsonKind } from '../json-values.js';
 import type { HttpSurface, TriggerAnswer } from '../contract.js';
 import { OUTCOME_STREAM_TYPE, outcomeLine } from '../../operations/outcome-channel.js';
 import { writeJson } from '../../../http/json-response.js';
+import { requestTrace } from '../../../tracing/trace-scope.js';
 
 const EXPECTED = 'the event trigger expects a JSON body {"operation_iri": "<iri>"}';
 
@@ -55,7 +56,7 @@ export async function answerTrigger(surface: HttpSurface, body: unknown, accept:
   const channel = surface.outcome && accept?.includes(OUTCOME_STREAM_TYPE) ? surface.outcome(operationIri) : undefined;
   let answer: TriggerAnswer;
   try {
-    answer = await surface.trigger(operationIri, descriptionOf(body));
+    answer = await surface.trigger(operationIri, descriptionOf(body), requestTrace(res.req));
   } catch (error) {
     channel?.cancel();
     throw error;

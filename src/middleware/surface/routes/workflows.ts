@@ -8,6 +8,7 @@ import { isJsonObject, jsonKind, sendValue } from '../json-values.js';
 import type { HttpSurface, WorkflowArguments, WorkflowHandler } from '../contract.js';
 import { methodNotAllowed } from '../../../http/error-handler.js';
 import { recorded } from '../call-activity.js';
+import { callInTrace, requestTrace } from '../../../tracing/trace-scope.js';
 
 /**
  * The workflow's arguments: query parameters (the Python reference sends one scalar argument
@@ -41,7 +42,12 @@ export function mountWorkflows(app: Express, surface: HttpSurface, json: Request
   };
   app.post(WORKFLOW_ROUTE, find, json, async (req, res) => {
     const handler = res.locals.workflow as WorkflowHandler;
-    sendValue(res, await recorded(surface, 'workflow', req.params.name, res, () => handler(workflowArguments(req.query, req.body))));
+    sendValue(
+      res,
+      await recorded(surface, 'workflow', req.params.name, res, () =>
+        callInTrace(requestTrace(req), handler, workflowArguments(req.query, req.body)),
+      ),
+    );
   });
   app.all(WORKFLOW_ROUTE, methodNotAllowed('POST'));
 }
