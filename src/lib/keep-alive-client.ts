@@ -153,11 +153,8 @@ function exchange(target: RequestTarget, request: OutgoingRequest, finish: () =>
     signal?.addEventListener('abort', onAbort, { once: true });
 
     const attempt = (mayResend: boolean): void => {
-      const req = (current = (target.secure ? httpsRequest : httpRequest)({
-        ...target.options,
-        method: request.method,
-        headers: request.headers,
-      }));
+      const options = Object.assign({}, target.options, { method: request.method, headers: request.headers });
+      const req = (current = (target.secure ? httpsRequest : httpRequest)(options));
       let socket: Socket | undefined;
       let bytesBefore = 0;
       req.once('socket', (s: Socket) => {

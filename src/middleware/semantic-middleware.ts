@@ -212,7 +212,7 @@ export class SemanticMiddleware {
   waitForOperation(operationIri: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<OperationSnapshot> {
     const awaited = this.#ctx.awaited;
     const outcome = typeof operationIri === 'string' ? awaited.peek(operationIri) : undefined;
-    return waitForOperation(this.#ctx.ogm, operationIri, { ...options, ...this.#ctx.graph, ...(outcome && { outcome }) }).then(
+    return waitForOperation(this.#ctx.ogm, operationIri, Object.assign({}, options, this.#ctx.graph, outcome && { outcome })).then(
       (snapshot) => {
         awaited.consumed(operationIri);
         return snapshot;

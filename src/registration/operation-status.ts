@@ -76,7 +76,15 @@ export async function setOperationStatus(ogm: OGM, options: SetOperationStatusOp
   if (typeof expect !== 'object' || Array.isArray(expect) || Object.hasOwn(expect, svc.operationStatus))
     throw new ValueError(`expect must be an object of property -> values other than the status, got ${preview(expect)}`);
   // A queued Operation was never claimed: guarding on that spares the commit matching old values.
-  await transition(ogm, iri, options.status, from, { [sm.claimedAt]: claimedAt }, graphOf(ogm, options), { ...expect, [sm.claimedAt]: [] });
+  await transition(
+    ogm,
+    iri,
+    options.status,
+    from,
+    { [sm.claimedAt]: claimedAt },
+    graphOf(ogm, options),
+    Object.assign({}, expect, { [sm.claimedAt]: [] }),
+  );
 }
 
 /**
@@ -118,7 +126,7 @@ export async function recordTerminalStatus(ogm: OGM, options: RecordTerminalStat
   // delete pattern per property (each one doubles the SQL Virtuoso makes of it, see commitUpdate,
   // and costs the store a join), and a write that finds any of it set loses its compare-and-set.
   const unset = Object.fromEntries(Object.keys(provenance).map((p) => [p, []]));
-  const guard = { ...unset, ...(kind === FailureKind.CANCELLED ? {} : { [sm.cancelRequested]: [] }) };
+  const guard = kind === FailureKind.CANCELLED ? unset : Object.assign(unset, { [sm.cancelRequested]: [] });
   await transition(ogm, iri, options.status, from, provenance, graphOf(ogm, options), guard);
 }
 
@@ -180,7 +188,7 @@ export async function transition(
 ): Promise<void> {
   const status =
     from.length === 1 ? { guard: { [svc.operationStatus]: from[0]!, ...extraGuard } } : { guardOneOf: { [svc.operationStatus]: from } };
-  const guard = from.length === 1 || Object.keys(extraGuard).length === 0 ? status : { ...status, guard: extraGuard };
+  const guard = from.length === 1 || Object.keys(extraGuard).length === 0 ? status : Object.assign({}, status, { guard: extraGuard });
   let applied: boolean;
   try {
     ({ applied } = await ogm.commit({ iri, set: { [svc.operationStatus]: to, ...extra }, ...guard, graph }));

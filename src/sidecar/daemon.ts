@@ -127,7 +127,7 @@ function operationRunnerOf(
   return traceAware((claimed: ClaimedForDevice) => {
     const invoke = claimed.workflowName === undefined ? undefined : byName.get(claimed.workflowName);
     // The Operation's IRI is set last so a data field called "operation" cannot replace it.
-    if (invoke) return invoke({ ...claimed.data, operation: claimed.operationIri });
+    if (invoke) return invoke(Object.assign({}, claimed.data, { operation: claimed.operationIri }));
     if (local) return local(claimed);
     return Promise.reject(new ValueError(`operation ${claimed.operationIri} names a workflow this resource does not declare`));
   });

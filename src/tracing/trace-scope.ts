@@ -96,7 +96,7 @@ export function traceField(trace: TraceContext | undefined): { traceId?: string 
 /** A child of `log` with `bindings` and `trace`'s id (when there is a trace) on every line. */
 export function traceLogger(log: Logger, trace: TraceContext | undefined, bindings: Record<string, unknown>): Logger {
   if (trace === undefined) return log.child(bindings);
-  const child = log.child({ ...bindings, traceId: trace.traceId });
+  const child = log.child(Object.assign({}, bindings, { traceId: trace.traceId }));
   tracedLoggers.add(child);
   return child;
 }

@@ -131,7 +131,7 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
       else entry.claimWaiter?.settle(error instanceof Error ? error : new Error(String(error)));
       if (error instanceof StoreError) {
         // Retried whether or not the trigger's caller reverts: a retry then finds no queued Operation.
-        ctx.queue.unshift({ ...(resolved ?? entry), claimWaiter: undefined, ...(resolved && { claimSent: true }) });
+        ctx.queue.unshift(Object.assign({}, resolved ?? entry, { claimWaiter: undefined }, resolved && { claimSent: true }));
         throw error;
       }
       if (error instanceof UnavailableError) throw error;
@@ -234,7 +234,7 @@ async function run(
     deadline = deadlineOf(operation);
     if (deadlinePassed(deadline)) throw new OperationDeadlineError(`Operation <${entry.operationIri}>: ${deadlineReason(deadline)}`);
     flight.cancel.signal.throwIfAborted();
-    claimed = { ...entry, operation, data: operationData(operation), signal: flight.signal, result: undefined };
+    claimed = Object.assign({}, entry, { operation, data: operationData(operation), signal: flight.signal, result: undefined });
     const returned: unknown = await callInTrace(trace, body, claimed);
     if (claimed.result === undefined) claimed.result = returned;
     result = resultText(claimed.result);

@@ -52,11 +52,10 @@ export function claimedIndividual(operationIri: string, description: OperationDe
   return {
     iri: operationIri,
     types: [...description.types],
-    properties: {
-      ...Object.fromEntries(Object.entries(description.properties).map(([p, terms]) => [p, [...terms]])),
+    properties: Object.assign(Object.fromEntries(Object.entries(description.properties).map(([p, terms]) => [p, [...terms]])), {
       [svc.operationStatus]: [literal(OperationStatus.RUNNING)],
       [sm.claimedAt]: [dateTimeLiteral(claimedAt)],
-    },
+    }),
     linked: {},
   };
 }

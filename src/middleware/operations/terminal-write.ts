@@ -79,7 +79,7 @@ async function writeUnlessCancelled(
 ): Promise<void> {
   const base = { operationIri: entry.operationIri, workflowIri: entry.workflowIri, ...ctx.graph };
   try {
-    await persistTerminal(ctx, flight, { ...base, ...outcome });
+    await persistTerminal(ctx, flight, Object.assign({}, base, outcome));
     return;
   } catch (error) {
     if (!(error instanceof TransitionConflictError)) throw error;
@@ -87,7 +87,11 @@ async function writeUnlessCancelled(
     if (found?.status !== OperationStatus.RUNNING || found.cancelRequested === undefined) throw error;
     const by = found.cancelledBy ?? 'an unnamed caller';
     const reason = `${cancelReason(by, 'running')}${note}`;
-    await persistTerminal(ctx, flight, { ...base, status: OperationStatus.FAILED, result: reason, failureKind: FailureKind.CANCELLED });
+    await persistTerminal(
+      ctx,
+      flight,
+      Object.assign({}, base, { status: OperationStatus.FAILED, result: reason, failureKind: FailureKind.CANCELLED }),
+    );
     ctx.record('failed', { operation: entry.operationIri, workflow: entry.workflowIri, kind: FailureKind.CANCELLED, cancelledBy: by });
     throw new OperationCancelledError(`Operation <${entry.operationIri}> ${reason}`, by, { cause: error });
   }

@@ -96,7 +96,8 @@ export async function handleTrigger(
   if (described && worker.takesAtOnce()) {
     const { waiter, claimed } = claimWaiter();
     try {
-      if (enqueue(ctx, { ...describedEntry(ctx, iri, serviceIri, described), claimWaiter: waiter }, worker, trace)) await claimed;
+      if (enqueue(ctx, Object.assign(describedEntry(ctx, iri, serviceIri, described), { claimWaiter: waiter }), worker, trace))
+        await claimed;
     } catch (error) {
       throw await whyNotClaimed(ctx, iri, serviceIri, error);
     }
@@ -107,13 +108,13 @@ export async function handleTrigger(
   // trigger for the same Operation may have enqueued it meanwhile.
   ctx.requireStarted('event trigger');
   const deadline = route.deadline && { deadline: route.deadline };
-  enqueue(ctx, described ? { ...describedEntry(ctx, iri, serviceIri, described), ...deadline } : route, worker, trace);
+  enqueue(ctx, described ? Object.assign(describedEntry(ctx, iri, serviceIri, described), deadline) : route, worker, trace);
   return answer;
 }
 
 /** Enqueues an entry under the trigger's trace and kicks the worker; false when it was queued already. */
 function enqueue(ctx: MiddlewareContext, entry: QueueEntry, worker: TriggerWorker, trace: TraceContext | undefined): boolean {
-  if (!ctx.queue.push(trace ? { ...entry, trace } : entry)) return false;
+  if (!ctx.queue.push(trace ? Object.assign({}, entry, { trace }) : entry)) return false;
   ctx.logger.debug({ operation: entry.operationIri, workflow: entry.workflowName, ...traceField(trace) }, 'operation enqueued');
   ctx.record('trigger', { operation: entry.operationIri, workflow: entry.workflowIri });
   worker.kick();

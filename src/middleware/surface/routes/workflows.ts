@@ -20,7 +20,7 @@ export function workflowArguments(query: Request['query'], body: unknown): Workf
   if (!isJsonObject(body)) {
     throw new HttpError(422, `workflow arguments must be a JSON object keyed by parameter name, got ${jsonKind(body)}`);
   }
-  return { ...query, ...body };
+  return Object.assign({}, query, body);
 }
 
 /**
