@@ -115,11 +115,9 @@ export async function servicesOf(store: TripleStore, graph: string, resource: st
     state.address ??= value(row, 'addr');
     state.lastHeartbeat ??= value(row, 'hb');
   }
-  return [...byService.values()].map(({ address, lastHeartbeat, ...rest }) => ({
-    ...rest,
-    ...(address && { address }),
-    ...(lastHeartbeat && { lastHeartbeat }),
-  }));
+  return [...byService.values()].map(({ address, lastHeartbeat, ...rest }) =>
+    Object.assign(rest, address && { address }, lastHeartbeat && { lastHeartbeat }),
+  );
 }
 
 /** One Capability of a resource as `status` shows it. */

@@ -187,7 +187,10 @@ function send(res: ServerResponse, answer: Answer): void {
   }
   const body = Buffer.from(answer.body, 'utf8');
   res
-    .writeHead(answer.status, { ...headers, 'content-type': answer.type ?? 'text/plain; charset=utf-8', 'content-length': body.length })
+    .writeHead(
+      answer.status,
+      Object.assign({}, headers, { 'content-type': answer.type ?? 'text/plain; charset=utf-8', 'content-length': body.length }),
+    )
     .end(body);
 }
 

@@ -130,7 +130,7 @@ async function dispatch(
   try {
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
     const traceparent = formatTraceparent(trace);
-    const delivery = { ...(token !== undefined && { token }), traceparent, description: describeWritten(written), outcome: wait };
+    const delivery = { traceparent, description: describeWritten(written), outcome: wait, ...(token !== undefined && { token }) };
     const { outcome, close } = await deliverTrigger(ctx.fetch, target.serviceAddress, operationIri, delivery);
     if (outcome && close) ctx.awaited.expect(operationIri, outcome, close);
   } catch (error) {
