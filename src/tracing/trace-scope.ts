@@ -20,7 +20,10 @@ let handed: TraceContext | undefined;
 const aware = new WeakSet<object>();
 // Loggers whose bindings carry a traceId already (traceLogger): the mixin adds none.
 const tracedLoggers = new WeakSet<object>();
-const requestTraces = new WeakMap<IncomingMessage, TraceContext>();
+// A served request's trace, on the request itself: a WeakMap entry per request costs the
+// garbage collector more (ephemerons) than a property.
+const REQUEST_TRACE = Symbol('semantic-middleware.trace');
+type TracedRequest = IncomingMessage & { [REQUEST_TRACE]?: TraceContext };
 // Whether a trace was ever carried across awaits in this process (see carriedTraces).
 let carried = false;
 
@@ -68,7 +71,16 @@ export function isTraceAware(fn: (...args: never[]) => unknown): boolean {
  * handed over when it is the product's own, else carried across its awaits.
  */
 export function callInTrace<A extends unknown[], R>(trace: TraceContext | undefined, fn: (...args: A) => R, ...args: A): R {
-  if (aware.has(fn)) return handTrace(trace, () => fn(...args));
+  if (aware.has(fn)) {
+    // handTrace inlined: no closure per call on the hot path.
+    const before = handed;
+    handed = trace;
+    try {
+      return fn(...args);
+    } finally {
+      handed = before;
+    }
+  }
   if (trace !== undefined) carried = true;
   return current.run(trace, fn, ...args);
 }
@@ -80,12 +92,12 @@ export function carriedTraces(): boolean {
 
 /** Keeps `trace` as the trace of a served request (see requestTrace). */
 export function setRequestTrace(req: IncomingMessage, trace: TraceContext): void {
-  requestTraces.set(req, trace);
+  (req as TracedRequest)[REQUEST_TRACE] = trace;
 }
 
 /** The trace a served request runs under (set by the server's traced listener), if any. */
 export function requestTrace(req: IncomingMessage | undefined): TraceContext | undefined {
-  return req === undefined ? undefined : requestTraces.get(req);
+  return (req as TracedRequest | undefined)?.[REQUEST_TRACE];
 }
 
 /** The log field naming `trace` (none without one), to spread into a line's object. */
