@@ -261,9 +261,10 @@ async function proxyLoad({ door, bare }) {
 }
 
 /** K requesters, each dispatching and awaiting the outcome until SECONDS are up. */
-async function throughput(robot, watch, pids) {
+async function throughput(robot, watch, pids, storePid) {
   const api = jsonClient({ socketPath: robot.localApi });
   const peaks = rssPeaks(pids);
+  const cpu = await cpuOf([...pids, storePid]);
   const ms = [];
   let failed = 0;
   const started = performance.now();
@@ -283,7 +284,9 @@ async function throughput(robot, watch, pids) {
     api.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  return { ms, failed, perSecond: ms.length / seconds, peaks: peaks.stop() };
+  // The same three processes as the sequential row, busy: no idle wake-up between Operations.
+  const cpuPerOp = (await cpuOf([...pids, storePid])).since(cpu).map((used) => used / Math.max(1, ms.length));
+  return { ms, failed, perSecond: ms.length / seconds, peaks: peaks.stop(), cpuPerOp };
 }
 
 /** A row holding one figure rather than timings. */
@@ -371,7 +374,11 @@ function tableRows({ startMs, idle, idleAfter, e2e, client, proxy, load, inProce
     }),
     figure('CPU per Operation, all three processes', cpu[0] + cpu[1] + cpu[2], 'ms', {
       n: N,
-      note: `door1 ${round(cpu[0])}, robot1 ${round(cpu[1])}, store ${round(cpu[2])}`,
+      note: `door1 ${round(cpu[0])}, robot1 ${round(cpu[1])}, store ${round(cpu[2])}; one Operation at a time`,
+    }),
+    figure(`CPU per Operation under load, ${K} requesters`, load.cpuPerOp[0] + load.cpuPerOp[1] + load.cpuPerOp[2], 'ms', {
+      n: load.ms.length,
+      note: `door1 ${round(load.cpuPerOp[0])}, robot1 ${round(load.cpuPerOp[1])}, store ${round(load.cpuPerOp[2])}; caller and receiver ${round(load.cpuPerOp[0] + load.cpuPerOp[1])} (aim < 2)`,
     }),
     ...proxyRows(proxy),
     ...inProcess,
@@ -404,7 +411,7 @@ async function measure(kids, dir) {
     const e2e = await dispatchLatency(robotApi, watch, plant.log, [door.pid, robot.pid, plant.store.pid]);
     const client = await clientLatency(robotApi);
     const proxy = await proxyHop(plant);
-    const load = await throughput(robot, watch, [door.pid, robot.pid]);
+    const load = await throughput(robot, watch, [door.pid, robot.pid], plant.store.pid);
     // What the work left resident: the young generation V8 grew under load, caches, buffers.
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);

@@ -68,8 +68,25 @@ export async function readOperation(req: IncomingMessage, url: URL, limitBytes: 
     );
   }
   const body = await readBody(req, limitBytes);
-  if (type === FORM) return fromParams(withUrlDataset(new URLSearchParams(body), url.searchParams), true);
+  if (type === FORM)
+    return (url.search === '' && singleParameter(body)) || fromParams(withUrlDataset(new URLSearchParams(body), url.searchParams), true);
   return withDataset({ kind: type === QUERY_BODY ? 'query' : 'update', text: body }, url.searchParams);
+}
+
+/**
+ * A form of one `query=` or `update=` parameter, as the product's own clients send every
+ * request, decoded without URLSearchParams (a quarter of its CPU on a 3.6 KB update); undefined
+ * for anything else, and for a value decodeURIComponent refuses (invalid UTF-8, a stray `%`),
+ * which URLSearchParams then decodes its own way.
+ */
+function singleParameter(body: string): SparqlOperation | undefined {
+  const kind = body.startsWith('query=') ? 'query' : body.startsWith('update=') ? 'update' : undefined;
+  if (kind === undefined || body.includes('&')) return undefined;
+  try {
+    return { kind, text: decodeURIComponent(body.slice(kind.length + 1).replaceAll('+', ' ')) };
+  } catch {
+    return undefined;
+  }
 }
 
 function fromParams(params: URLSearchParams, post: boolean): SparqlOperation {

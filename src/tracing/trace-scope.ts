@@ -91,13 +91,13 @@ export function carriedTraces(): boolean {
 }
 
 /** Keeps `trace` as the trace of a served request (see requestTrace). */
-export function setRequestTrace(req: IncomingMessage, trace: TraceContext): void {
-  (req as TracedRequest)[REQUEST_TRACE] = trace;
+export function setRequestTrace(req: TracedRequest, trace: TraceContext): void {
+  req[REQUEST_TRACE] = trace;
 }
 
 /** The trace a served request runs under (set by the server's traced listener), if any. */
-export function requestTrace(req: IncomingMessage | undefined): TraceContext | undefined {
-  return (req as TracedRequest | undefined)?.[REQUEST_TRACE];
+export function requestTrace(req: TracedRequest | undefined): TraceContext | undefined {
+  return req?.[REQUEST_TRACE];
 }
 
 /** The log field naming `trace` (none without one), to spread into a line's object. */
@@ -116,7 +116,8 @@ export function traceLogger(log: Logger, trace: TraceContext | undefined, bindin
 /**
  * A pino `mixin` that puts `traceId` on every line logged while a trace is current; lines
  * outside a trace are unchanged. The product's loggers use it; give it to a logger of your own
- * (`pino({ mixin: traceLogMixin })`) for the same lines.
+ * (`pino({ mixin: traceLogMixin })`) for the same lines. pino passes the line's object, its level
+ * and the logger: a logger that binds a `traceId` of its own gets none from here.
  */
 export function traceLogMixin(_merge?: object, _level?: number, logger?: object): { traceId?: string } {
   if (logger !== undefined && tracedLoggers.has(logger)) return {};

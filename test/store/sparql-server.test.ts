@@ -238,6 +238,26 @@ describe('SPARQL server protocol', () => {
     expect(await values(formWithUrlDataset)).toEqual(['two']);
   });
 
+  it('should read a form-encoded value exactly as URLSearchParams decodes it, stray and invalid escapes included', async () => {
+    const stored = async (body: string): Promise<string | undefined> => {
+      await s.client.update('DROP SILENT GRAPH <urn:form>');
+      expect((await post('application/x-www-form-urlencoded', body)).status).toBe(204);
+      const rows = await s.client.select('SELECT ?v WHERE { GRAPH <urn:form> { <urn:x> <urn:v> ?v } }');
+      return rows[0]?.['v']?.value;
+    };
+    const insert = (value: string) => `INSERT DATA { GRAPH <urn:form> { <urn:x> <urn:v> "${value}" } }`;
+    // Spaces as "+" (as URLSearchParams writes them) and as %20, a "+" escaped, non-ASCII text.
+    for (const value of ['a+b c', 'ü €😀', '100%', 'x=y&z']) {
+      expect(await stored(new URLSearchParams({ update: insert(value) }).toString())).toBe(value);
+      expect(await stored(`update=${encodeURIComponent(insert(value))}`)).toBe(value);
+    }
+    // A stray "%" and an escape of invalid UTF-8, which decodeURIComponent refuses: read as URLSearchParams reads them.
+    for (const raw of ['%zz', '%C3%28']) {
+      const body = `update=${encodeURIComponent(insert('<>')).replace('%3C%3E', raw)}`;
+      expect(await stored(body)).toBe(new URLSearchParams(body).get('update')!.match(/"(.*)"/u)![1]);
+    }
+  });
+
   it("should apply using-graph-uri to an update's WHERE", async () => {
     const update = 'INSERT { GRAPH <urn:u3> { <urn:x> <urn:copied> ?v } } WHERE { <urn:x> <urn:in> ?v }';
     const res = await post('application/sparql-update', update, '/sparql?using-graph-uri=urn:u2');
