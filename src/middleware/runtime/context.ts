@@ -56,6 +56,7 @@ export class MiddlewareContext {
   /** The instance's `/metrics`, from its first start on. */
   metrics: MiddlewareMetrics | undefined;
   private addressValue: string | undefined;
+  private minted: { address: string; serviceIri: string } | undefined;
 
   constructor(readonly options: ResolvedOptions) {
     this.ogm = options.ogm;
@@ -106,7 +107,12 @@ export class MiddlewareContext {
   /** The Service IRI, once the address is known (resource mode only). */
   get serviceIri(): string | undefined {
     const { resourceIri } = this.options;
-    return resourceIri && this.addressValue ? mintServiceIri(resourceIri, this.addressValue) : undefined;
+    if (!resourceIri || !this.addressValue) return undefined;
+    // Minted once per address: it is read several times for every Operation and trigger.
+    if (this.minted?.address !== this.addressValue) {
+      this.minted = { address: this.addressValue, serviceIri: mintServiceIri(resourceIri, this.addressValue) };
+    }
+    return this.minted.serviceIri;
   }
 
   /** The Service IRI and address; throws when they are not known yet. */
