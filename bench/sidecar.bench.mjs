@@ -6,8 +6,10 @@
 // store requests per Operation (from the store's request log, and exactly, in process).
 // Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_PROXY_N (2000), BENCH_PROXY_SECONDS (10),
 // BENCH_PROXY_CONNECTIONS (32), BENCH_PROXY_ONLY (1: the proxy rows alone), BENCH_STARTS (5), BENCH_IDLE_S (15), BENCH_TIMEOUT_S
-// (300); SPARQL_ENDPOINT adds the in-process row on that remote store (in a graph dropped after).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// (300); SPARQL_ENDPOINT adds the in-process row on that remote store (in a graph dropped after);
+// BENCH_REFERENCE_DIST (another build's dist/, e.g. a worktree's) adds a door1 sidecar of that
+// build on the same bridge, whose proxy throughput is measured in the same alternating rounds.
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -48,6 +50,10 @@ const PROXY_OVERHEAD_AIM = 1.2;
 const PROXY_RATE_AIM = 12_000;
 // BENCH_PROXY_ONLY=1 starts the plant once and measures the proxy rows alone.
 const PROXY_ONLY = process.env.BENCH_PROXY_ONLY === '1';
+// The launcher beside the reference build's dist/ (its bundle reads the package and ontology there).
+const REFERENCE_CLI = process.env.BENCH_REFERENCE_DIST
+  ? join(process.env.BENCH_REFERENCE_DIST, '..', 'bin', 'semantic-sidecar.js')
+  : undefined;
 const SECONDS = envInt('BENCH_SECONDS', 5);
 const STARTS = envInt('BENCH_STARTS', 5);
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT_S', 300) * 1000;
@@ -99,7 +105,7 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   const doorDevice = join(dir, 'door1-device.sock');
   const bridge = await kids.daemon('door1-bridge', ['--kind', 'door', '--socket', doorDevice, '--delay-ms', '0'], { script: BRIDGE });
   const env = { NODE_OPTIONS: await deployedNodeOptions() };
-  const sidecar = async (name, config, device, extra = []) => {
+  const sidecar = async (name, config, device, extra = [], script = undefined) => {
     const localApi = join(dir, `${name}-local.sock`);
     const args = [
       'start',
@@ -115,7 +121,7 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
       localApi,
       ...extra,
     ];
-    const started = await kids.daemon(name, args, { env });
+    const started = await kids.daemon(name, args, { env, ...(script && { script }) });
     return { ...started, ...JSON.parse(started.first), localApi };
   };
   const bare = await kids.daemon('bare-proxy', [doorDevice], { script: BARE_PROXY });
@@ -129,7 +135,17 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   // robot1 only requests; its device is never called, so no bridge listens on its socket.
   const robot = await sidecar('robot1', 'config/robot1.yaml', join(dir, 'robot1-device.sock'));
   startMs.push(robot.startMs);
-  return { log, store, bridge, bare: { ...bare, ...JSON.parse(bare.first) }, door, robot, doorDevice, startMs };
+  const reference = REFERENCE_CLI && (await referenceDoor(sidecar, doorDevice));
+  return { log, store, bridge, bare: { ...bare, ...JSON.parse(bare.first) }, door, robot, doorDevice, startMs, reference };
+}
+
+/** door1's configuration run by the reference build, as a resource of its own, on door1's bridge. */
+async function referenceDoor(sidecar, doorDevice) {
+  await access(REFERENCE_CLI).catch(() => {
+    throw new Error(`BENCH_REFERENCE_DIST: no launcher at ${REFERENCE_CLI}; give the dist/ of a checkout that was built`);
+  });
+  const resource = ['--resource', 'https://example.org/plant#door1-reference', '--activity-feed'];
+  return sidecar('door1-reference', 'config/door1.yaml', doorDevice, resource, REFERENCE_CLI);
 }
 
 /**
@@ -242,22 +258,27 @@ async function proxyThroughput(address, pid, path, seconds) {
   return { perSecond: done / ((performance.now() - started) / 1000), cpuPerCall: used / done };
 }
 
-/** Sidecar and bare proxy throughput, alternating in PROXY_ROUNDS rounds; the medians of each. */
-async function proxyLoad({ door, bare }) {
-  const runs = { sidecar: [], bare: [] };
+/**
+ * Sidecar and bare proxy throughput (and the reference build's sidecar, when there is one),
+ * alternating in PROXY_ROUNDS rounds, the order rotating; the medians of each.
+ */
+async function proxyLoad({ door, bare, reference }) {
+  const targets = {
+    sidecar: [door.address, door.pid, '/workflows/open/execute'],
+    bare: [bare.address, bare.pid, '/open'],
+    ...(reference && { reference: [reference.address, reference.pid, '/workflows/open/execute'] }),
+  };
+  const names = Object.keys(targets);
+  const runs = Object.fromEntries(names.map((name) => [name, []]));
   const seconds = PROXY_SECONDS / PROXY_ROUNDS;
   for (let r = 0; r < PROXY_ROUNDS; r++) {
-    const order = r % 2 ? ['bare', 'sidecar'] : ['sidecar', 'bare'];
-    for (const which of order) {
-      const one =
-        which === 'sidecar'
-          ? await proxyThroughput(door.address, door.pid, '/workflows/open/execute', seconds)
-          : await proxyThroughput(bare.address, bare.pid, '/open', seconds);
-      runs[which].push(one);
+    for (let k = 0; k < names.length; k++) {
+      const which = names[(r + k) % names.length];
+      runs[which].push(await proxyThroughput(...targets[which], seconds));
     }
   }
   const summary = (list) => ({ perSecond: median(list.map((x) => x.perSecond)), cpuPerCall: median(list.map((x) => x.cpuPerCall)) });
-  return { sidecar: summary(runs.sidecar), bare: summary(runs.bare) };
+  return Object.fromEntries(names.map((name) => [name, summary(runs[name])]));
 }
 
 /** K requesters, each dispatching and awaiting the outcome until SECONDS are up. */
@@ -349,6 +370,13 @@ function proxyRows({ execute, state, load }) {
       aim: `>= ${PROXY_RATE_AIM}`,
       note: `bare proxy ${Math.round(load.bare.perSecond)} req/s (${ratio(load.sidecar.perSecond, load.bare.perSecond)}); CPU/call sidecar ${round(load.sidecar.cpuPerCall)} ms, bare ${round(load.bare.cpuPerCall)} ms; ${PROXY_SECONDS} s each`,
     }),
+    ...(load.reference
+      ? [
+          figure('proxy throughput, reference build (BENCH_REFERENCE_DIST)', load.reference.perSecond, 'req/s', {
+            note: `this build ${Math.round(load.sidecar.perSecond)} req/s; CPU/call this build ${round(load.sidecar.cpuPerCall)} ms, reference ${round(load.reference.cpuPerCall)} ms (${round(load.sidecar.cpuPerCall / load.reference.cpuPerCall)}x)`,
+          }),
+        ]
+      : []),
   ];
 }
 
