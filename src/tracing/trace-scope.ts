@@ -42,14 +42,14 @@ export function withTrace<T>(trace: TraceContext | undefined, fn: () => T): T {
 }
 
 /**
- * Calls `fn` with `trace` current for the synchronous part of the call only: for product code
- * that reads the trace before its first await and passes it on from there.
+ * Calls `fn(...args)` with `trace` current for the synchronous part of the call only: for product
+ * code that reads the trace before its first await and passes it on from there.
  */
-export function handTrace<T>(trace: TraceContext | undefined, fn: () => T): T {
+export function handTrace<A extends unknown[], R>(trace: TraceContext | undefined, fn: (...args: A) => R, ...args: A): R {
   const before = handed;
   handed = trace;
   try {
-    return fn();
+    return fn(...args);
   } finally {
     handed = before;
   }
@@ -71,16 +71,7 @@ export function isTraceAware(fn: (...args: never[]) => unknown): boolean {
  * handed over when it is the product's own, else carried across its awaits.
  */
 export function callInTrace<A extends unknown[], R>(trace: TraceContext | undefined, fn: (...args: A) => R, ...args: A): R {
-  if (aware.has(fn)) {
-    // handTrace inlined: no closure per call on the hot path.
-    const before = handed;
-    handed = trace;
-    try {
-      return fn(...args);
-    } finally {
-      handed = before;
-    }
-  }
+  if (aware.has(fn)) return handTrace(trace, fn, ...args);
   if (trace !== undefined) carried = true;
   return current.run(trace, fn, ...args);
 }

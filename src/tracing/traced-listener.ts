@@ -20,7 +20,7 @@ export function tracedListener(listener: RequestListener): RequestListener {
     const trace = traceFromHeader(req.headers[TRACEPARENT_HEADER]);
     if (exportingSpans()) exportWhenDone(req, res, trace);
     setRequestTrace(req, trace);
-    handTrace(trace, () => listener(req, res));
+    handTrace(trace, listener, req, res);
   };
 }
 
