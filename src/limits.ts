@@ -9,6 +9,12 @@ export const LIMITS = Object.freeze({
    * each: bounded memory even for hostile input; a sidecar's working set is a few hundred).
    */
   validIriCacheSize: 4096,
+  /**
+   * Longest SPARQL text whose tokens the store server's lexer keeps for the next reading of the
+   * same text (an update is planned, then its compare-and-set witness placed); this project's
+   * updates are 1-4 KB, a bulk one may be megabytes and is lexed again instead of kept.
+   */
+  scanMemoMaxChars: 65_536,
   /** Longest workflow or state-property name; names become IRI segments and URL path segments. */
   maxNameLength: 128,
   /** Longest literal value written to the graph (an Operation data field, a result, a snapshot). */

@@ -1,10 +1,12 @@
-import { namedNode, Store, type NamedNode } from 'oxigraph';
+import { randomUUID } from 'node:crypto';
+import { namedNode, quad, Store, type NamedNode, type Quad } from 'oxigraph';
 import { SemanticMiddlewareError, StoreError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import { Journal } from './journal.js';
 import type { JournalEntry } from './journal-format.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
+import { withInsertedQuads } from './sparql-server-scan.js';
 import type { StoreLogger } from './store-logger.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
@@ -83,6 +85,10 @@ export class EmbeddedStore implements TripleStore {
   private closed = false;
   // Journal writes not yet on disk, in any order (a large load's snapshot may finish after later entries).
   private readonly pendingSync = new Set<Promise<void>>();
+  // A quad no data holds (its IRI is random), which a conditional update inserts along with its
+  // own changes: present afterwards exactly when the update's WHERE had a solution.
+  private readonly witness: Quad;
+  private readonly witnessText: string;
 
   private constructor(
     private readonly store: Store,
@@ -90,6 +96,9 @@ export class EmbeddedStore implements TripleStore {
     dataDir: string | undefined,
   ) {
     this.description = dataDir === undefined ? 'embedded store (memory)' : `embedded store at ${dataDir}`;
+    const w = namedNode(`urn:uuid:${randomUUID()}`);
+    this.witness = quad(w, w, w, w);
+    this.witnessText = `GRAPH ${w.toString()} { ${w.toString()} ${w.toString()} ${w.toString()} }`;
   }
 
   /** Use {@link openEmbeddedStore}. */
@@ -143,11 +152,22 @@ export class EmbeddedStore implements TripleStore {
   }
 
   /**
-   * Runs `check.before` and, if it holds, `update`, with no await between them: atomic within
-   * this process, one request. A condition that does not hold writes and journals nothing.
+   * Runs `update` and tells whether its WHERE matched, atomically within this process (no await
+   * between check and write), one request. A condition that does not hold writes and journals
+   * nothing. A DELETE/INSERT ... WHERE update runs with the store's witness quad added to its
+   * INSERT template and the witness is read and removed at once: one evaluation of the WHERE
+   * instead of two (`check.before` as an ASK, then the update), which took 170-200 µs each for
+   * a claim or a terminal write. Other forms run `check.before` first. The journal records
+   * `update` as given.
    */
   async conditionalUpdate(update: string, check: ConditionalUpdateCheck): Promise<boolean> {
+    const witnessed = withInsertedQuads(update, this.witnessText);
     const applies = this.run(() => {
+      if (witnessed !== undefined && this.witnessedUpdate(update, witnessed)) {
+        if (!this.store.has(this.witness)) return false;
+        this.store.delete(this.witness);
+        return true;
+      }
       if (!this.askNow(check.before)) return false;
       this.applyUpdate(update);
       return true;
@@ -254,7 +274,8 @@ export class EmbeddedStore implements TripleStore {
     );
   }
 
-  private applyUpdate(update: string): void {
+  /** Runs `update` as `text` (the same update with more to insert). */
+  private applyUpdate(update: string, text = update): void {
     // Checked before applying: a write that could not be journalled must not reach memory.
     if (this.journal && Buffer.byteLength(update) > LIMITS.maxJournalEntryBytes) {
       throw new StoreError(
@@ -262,7 +283,21 @@ export class EmbeddedStore implements TripleStore {
         this.description,
       );
     }
-    this.store.update(update);
+    this.store.update(text);
+  }
+
+  /**
+   * Runs `update` as `witnessed`; false, with nothing written, when Oxigraph refuses that text:
+   * the caller then runs `update` as given, whose error names the request's own text.
+   */
+  private witnessedUpdate(update: string, witnessed: string): boolean {
+    try {
+      this.applyUpdate(update, witnessed);
+      return true;
+    } catch (error) {
+      if (error instanceof SemanticMiddlewareError) throw error;
+      return false;
+    }
   }
 
   private parseDocument(document: string, options: LoadOptions): { nquads: string; triples: number } {

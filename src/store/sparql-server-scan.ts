@@ -13,6 +13,7 @@
  * [SPARQL 1.1 grammar, terminals](https://www.w3.org/TR/sparql11-query/#terminals)
  */
 
+import { LIMITS } from '../limits.js';
 import type { ParsedQuery, UpdatePlan } from './sparql-server-parse.js';
 
 // One token: space or a comment, an IRI, a string (long ones first), a variable, a language tag,
@@ -47,8 +48,23 @@ interface Token {
   end: number;
 }
 
+// The last text read and its tokens: the server plans an update and the embedded store then
+// places its witness in the same text, so one lexing serves both.
+let lastText: string | undefined;
+let lastTokens: Token[] | undefined;
+
 /** The tokens of `text` other than space and comments; undefined for an unterminated string. */
 function tokenize(text: string): Token[] | undefined {
+  if (text === lastText) return lastTokens;
+  const tokens = lex(text);
+  if (text.length <= LIMITS.scanMemoMaxChars) {
+    lastText = text;
+    lastTokens = tokens;
+  }
+  return tokens;
+}
+
+function lex(text: string): Token[] | undefined {
   const tokens: Token[] = [];
   TOKEN.lastIndex = 0;
   while (TOKEN.lastIndex < text.length) {
@@ -186,19 +202,45 @@ export function scanUpdate(text: string): UpdatePlan | undefined {
     if (graph === undefined) return undefined;
     dataset = `FROM ${graph} `;
   }
-  if (!templates(r)) return undefined;
+  if (templates(r) === undefined) return undefined;
   const using = usingClauses(r);
   if (using === undefined || !r.word('WHERE')) return undefined;
   return ask(using || dataset, r.group());
 }
 
-// `DELETE {..} [INSERT {..}]` or `INSERT {..}`.
-function templates(r: Reader): boolean {
+/**
+ * `text` with `quads` (quad template text, e.g. `GRAPH <g> { <s> <p> <o> }`) added to its INSERT
+ * template, or in an INSERT clause of their own after its DELETE template when it has none;
+ * undefined unless `text` is one DELETE/INSERT ... WHERE operation this reading is sure of (not
+ * DELETE WHERE, the DATA forms, several operations). The added quads are written exactly when
+ * the WHERE has a solution: the embedded store learns from them whether a compare-and-set
+ * applied without evaluating its WHERE a second time.
+ * @example withInsertedQuads('DELETE { ?s <urn:p> "a" } WHERE { ?s <urn:p> "a" }', 'GRAPH <urn:w> { <urn:w> <urn:w> <urn:w> }');
+ * // 'DELETE { ?s <urn:p> "a" } INSERT { GRAPH <urn:w> { <urn:w> <urn:w> <urn:w> } } WHERE { ?s <urn:p> "a" }'
+ */
+export function withInsertedQuads(text: string, quads: string): string | undefined {
+  const r = reader(text);
+  if (r === undefined || r.prologue() === undefined) return undefined;
+  if (r.word('WITH') && r.iri() === undefined) return undefined;
+  const slot = templates(r);
+  if (slot === undefined || usingClauses(r) === undefined || !r.word('WHERE') || r.group() === undefined || !r.atEnd()) return undefined;
+  // A template may end in a triple without its '.': quads that are not triples may follow it.
+  const added = slot.inInsert ? ` ${quads} ` : ` INSERT { ${quads} }`;
+  return `${text.slice(0, slot.offset)}${added}${text.slice(slot.offset)}`;
+}
+
+/**
+ * Reads `DELETE {..} [INSERT {..}]` or `INSERT {..}`; where quads can be added to an INSERT
+ * template (before its closing brace), or an INSERT clause after the DELETE template; undefined
+ * when the templates are not there.
+ */
+function templates(r: Reader): { offset: number; inInsert: boolean } | undefined {
   if (r.word('DELETE')) {
-    if (r.group() === undefined) return false;
-    if (!r.word('INSERT')) return true;
-  } else if (!r.word('INSERT')) return false;
-  return r.group() !== undefined;
+    if (r.group() === undefined) return undefined;
+    if (!r.word('INSERT')) return { offset: r.tokens[r.i - 1]!.end, inInsert: false };
+  } else if (!r.word('INSERT')) return undefined;
+  if (r.group() === undefined) return undefined;
+  return { offset: r.tokens[r.i - 1]!.start, inInsert: true };
 }
 
 // `USING [NAMED] iri` clauses as the equivalent `FROM [NAMED] iri` dataset clauses.

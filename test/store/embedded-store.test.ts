@@ -15,6 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Store } from 'oxigraph';
 import { pino } from 'pino';
 import { StoreError } from '../../src/errors.js';
 import { LIMITS } from '../../src/limits.js';
@@ -97,6 +98,59 @@ describe('embedded store', () => {
     for (const id of [0, 1, 2, 4, 9, 'l', 'c']) expect(await again.ask(has(id))).toBe(true);
     expect(await again.ask(has(3))).toBe(false);
     await again.close();
+  });
+
+  it('should judge a DELETE/INSERT ... WHERE compare-and-set by its own WHERE, once, and leave no trace of how', async () => {
+    const dir = tempDir();
+    const store = await openEmbeddedStore({ dataDir: dir });
+    await store.update(insert(1));
+    const swap = (from: string, to: string): string =>
+      `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "${from}" } } INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "${to}" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "${from}" } }`;
+    // `before` says the opposite of the WHERE each time: the verdict comes from the update alone.
+    const always = { before: 'ASK {}', after: 'ASK {}' };
+    const never = { before: 'ASK { FILTER(false) }', after: 'ASK { FILTER(false) }' };
+    expect(await store.conditionalUpdate(swap('v1', 'v2'), never)).toBe(true);
+    expect(await store.conditionalUpdate(swap('v1', 'v3'), always)).toBe(false);
+    // No INSERT template: the witness gets an INSERT clause of its own.
+    const remove = `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "v2" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "v2" } }`;
+    expect(await store.conditionalUpdate(remove, never)).toBe(true);
+    expect(await store.conditionalUpdate(remove, always)).toBe(false);
+    const everything = await store.dump();
+    expect(everything).not.toContain('urn:uuid:');
+    expect(await store.ask('ASK { GRAPH <urn:test:g> { ?s ?p ?o } }')).toBe(false);
+    await store.update(insert(4));
+    expect(await store.conditionalUpdate(swap('v4', 'v5'), never)).toBe(true);
+    const before = await store.dump();
+    await store.close();
+    // The journal holds the updates as given: replay makes the same store.
+    const again = await openEmbeddedStore({ dataDir: dir });
+    expect(await again.dump()).toBe(before);
+    expect(before).toContain('"v5"');
+    await again.close();
+  });
+
+  it('should refuse a compare-and-set Oxigraph cannot run with its own message, writing nothing', async () => {
+    const store = await openEmbeddedStore();
+    await store.update(insert(1));
+    const before = await store.dump();
+    const count = store.requestCount;
+    // The lexer reads it; Oxigraph refuses it (?s bound twice).
+    const refused = 'INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "x" } } WHERE { BIND(<urn:test:a> AS ?s) BIND(<urn:test:b> AS ?s) }';
+    const error = await store.conditionalUpdate(refused, { before: 'ASK {}', after: 'ASK {}' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    // The message points into the request's own text, not into the text with the witness added.
+    const own = (() => {
+      try {
+        new Store().update(refused);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect(own).toMatch(/^error at 1:\d+/u);
+    expect((error as Error).message).toBe(`embedded store (memory): ${own}`);
+    expect(await store.dump()).toBe(before);
+    expect(store.requestCount).toBe(count + 1);
+    await store.close();
   });
 
   it('should not journal a failed update', async () => {
