@@ -160,7 +160,11 @@ describe('the SPARQL server lexer', () => {
   it('should write the added quads exactly when the WHERE has a solution, and change nothing else', () => {
     // Data for generated WHEREs to match or miss: every predicate the generator uses, a few subjects and objects.
     const data = ['from', 'where', 'with', 'a', 'x1', 'using']
-      .flatMap((p) => [`<urn:ex:a> <urn:ex:${p}> <urn:ex:x1> .`, `<urn:ex:x1> <urn:ex:${p}> "x"@from .`, `<urn:ex:a> <urn:ex:${p}> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .`])
+      .flatMap((p) => [
+        `<urn:ex:a> <urn:ex:${p}> <urn:ex:x1> .`,
+        `<urn:ex:x1> <urn:ex:${p}> "x"@from .`,
+        `<urn:ex:a> <urn:ex:${p}> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+      ])
       .join('\n');
     const witnessIri = 'urn:uuid:00000000-0000-4000-8000-000000000000';
     const witness = `GRAPH <${witnessIri}> { <${witnessIri}> <${witnessIri}> <${witnessIri}> }`;
@@ -206,11 +210,7 @@ describe('the SPARQL server lexer', () => {
 
 /** The store's quads as sorted N-Quads lines, blank nodes unnamed (a template makes fresh ones on each run). */
 function quadsOf(store: Store): string[] {
-  return store
-    .dump({ format: 'application/n-quads' })
-    .replace(/_:\w+/gu, '_:b')
-    .split('\n')
-    .sort();
+  return store.dump({ format: 'application/n-quads' }).replace(/_:\w+/gu, '_:b').split('\n').sort();
 }
 
 /** An Oxigraph store holding the N-Triples `data` in its default graph and in `<urn:w>` (the WITH graph above). */
@@ -221,4 +221,3 @@ function seeded(data: string): Store {
   store.load(data, { format: 'application/n-triples', to_graph_name: namedNode('urn:g') });
   return store;
 }
-
