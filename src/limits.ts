@@ -100,8 +100,8 @@ export const LIMITS = Object.freeze({
    */
   maxHonoredHeartbeatIntervalMs: 3_600_000,
   /**
-   * Stale Services per batch of the watchdog's sweep: each batch is one deregistering and one
-   * failing update whose `VALUES` block names the batch's Services. Virtuoso 7 compiles the block
+   * Stale Services per batch of the watchdog's sweep: each batch is one failing and one
+   * deregistering update, each with a `VALUES` block naming the batch's Services. Virtuoso 7 compiles the block
    * into SQL and refuses it past a few thousand ("generated SQL text has exceeded 10000 lines" at
    * 10,200 Services; 5,000 outran the 30 s request timeout). Measured here, 10,200 stale among
    * 10,200: batches of 500 took 0.5-0.7 s + 1.1-1.4 s (the whole sweep ~40 s, as with 250 or

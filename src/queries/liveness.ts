@@ -112,26 +112,28 @@ export function inFlightOperation(operation: Variable = S): SparqlFragment {
 }
 
 /**
- * WHERE fragment binding `?s` to every stranded Operation of a swept resource: `dead` are the
- * swept Services; a resource counts as swept through one of them that no longer carries
- * `svc:address` (a Service that heartbeated in time kept it). An Operation of that resource
+ * WHERE fragment binding `?s` to every stranded Operation of a resource being swept: `dead` are
+ * the batch's stale Services, each with its own cutoff; a resource counts as dead through one of
+ * them that is still stale when the update runs ({@link stillStale}: a Service that heartbeated
+ * since the find is not). An Operation of that resource
  * (`?resource cfc:hasCapability ?cap . ?s cfc:implementsCapability ?cap`) is stranded when it is
  * queued or running and no surviving Service realizes its Capability
  * ({@link noSurvivingRealizer}). Starts from the given Services, the most selective part, named
- * once: each `VALUES` block of 1,000 IRIs costs the embedded store a few milliseconds to parse
- * and join.
+ * once (one `VALUES` block of pairs): each block of 1,000 costs the embedded store a few
+ * milliseconds to parse and join.
  */
 export function strandedOperationsMatch(
-  dead: readonly NamedNodeTerm[],
+  dead: readonly ServiceCutoff[],
   cutoff: Date,
   spared: readonly NamedNodeTerm[] = [],
 ): SparqlFragment {
-  const deadList = concat(dead.map((t) => sparql`${t}`));
   const deadService = variable('liveness_dead');
+  const deadCutoff = variable('liveness_deadCutoff');
+  const pairs = concat(dead.map((s) => sparql`(${s.service} ${dateTimeLiteral(s.cutoff)})`));
   const cap = variable('liveness_capability');
-  return sparql`VALUES ${deadService} { ${deadList} }
+  return sparql`VALUES (${deadService} ${deadCutoff}) { ${pairs} }
+    ${stillStale(deadService, deadCutoff)}
     ${deadService} ${namedNode(svc.isServiceOf)} ?liveness_resource .
-    FILTER NOT EXISTS { ${deadService} ${address} ?liveness_deadAddress }
     ?liveness_resource ${namedNode(cfc.hasCapability)} ${cap} .
     ${S} ${namedNode(cfc.implementsCapability)} ${cap} .
     ${inFlightOperation(S)}

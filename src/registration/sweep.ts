@@ -34,36 +34,39 @@ export interface SweepOptions extends StalenessOptions {
  *
  * 1. `findStaleServices` (one query); nothing more when none is stale.
  * 2. Then, per batch of at most `batchSize` found Services (in sorted order), two updates:
- *    - one `OGM.commitMatching` removing `svc:address` and the Workflow and StateProperty
- *      endpoints of each Service of the batch whose staleness still holds when the update runs
- *      (the WHERE re-checks it), so a Service that heartbeated since the find is never swept;
  *    - one `OGM.commitMatching` failing each stranded Operation: queued or running, of a
- *      resource whose Service of the batch is now deregistered, and whose Capability no
- *      surviving Service (address and a heartbeat at or after the cutoff) realizes through a
- *      Workflow. It writes status "failed", `svc:executionResult` = `reason`,
+ *      resource whose Service of the batch is still stale when the update runs (the WHERE
+ *      re-checks it, so a Service that heartbeated since the find keeps its work), and whose
+ *      Capability no surviving Service (address and a heartbeat at or after the cutoff)
+ *      realizes through a Workflow. It writes status "failed", `svc:executionResult` = `reason`,
  *      `svc:executionTimestamp` = `now` and `sm:failureKind` = "swept". The status condition is
  *      in the WHERE, so the sweep never overwrites a "done" written first, and a later "done"
- *      guarded on "running" does not overwrite the sweep's "failed".
+ *      guarded on "running" does not overwrite the sweep's "failed";
+ *    - one `OGM.commitMatching` removing `svc:address` and the Workflow and StateProperty
+ *      endpoints of each Service of the batch whose staleness still holds.
  *
- * So `1 + 2 x ceil(stale / batchSize)` requests. Batches do not change the outcome: a survivor is
- * told by its fresh heartbeat, not by its address, so a stale Service of a later batch (not yet
- * deregistered) never shields an Operation, and an Operation failed by one batch is no longer in
- * flight for the next. A batch whose update fails stops the sweep with a StoreError naming the
- * batch and what was done before it; the Services not deregistered yet are still stale with an
- * address, so the next sweep finds them again.
+ * So `1 + 2 x ceil(stale / batchSize)` requests. Failing comes first because a deregistered
+ * Service is no longer found stale: had the failing update been lost after the deregistration,
+ * no later sweep would find the Operations stranded (a Service deregistered on purpose keeps its
+ * queue for its restart). In this order a batch the store fails at either step is found again by
+ * the next sweep, which finishes it. Batches do not change the outcome: a survivor is told by
+ * its fresh heartbeat, not by its address, so a stale Service of a later batch never shields an
+ * Operation, and an Operation failed by one batch is no longer in flight for the next. A batch
+ * whose update fails stops the sweep with a StoreError naming the batch, the step, and what was
+ * done before it.
  *
  * Measured on the embedded store with 10,000 Services, 1,000 of them stale with one queued
  * Operation each (`npm run bench`, steady state, quiet machine, one batch): 75-95 ms in all (find
  * 15-30, deregistration 18-26, failing 22-35 ms); the first sweep of a process that finds stale
  * Services runs cold code paths and may take up to 3x as long; the find alone when none is stale.
- * Folding the find into the deregistration would save one scan but not a request: what an
- * update changed cannot be read back afterwards (a swept Service looks like any Service
- * deregistered earlier, whose queued Operations must be kept for its restart), and the failing
- * step needs exactly the swept ones.
+ * Folding the find into the updates would save one scan but not a request: the per-Service
+ * rule (spared Services, each one's own cutoff) is judged on the rows the find returns.
  *
  * Returns the Services found stale in step 1. One that heartbeats between the find and its
- * batch's deregistration is kept reachable and its Operations are kept, but is still in the
- * returned list: telling it apart would cost another request.
+ * batch's failing update is kept reachable and its Operations are kept; one that heartbeats
+ * between the two updates of its batch is kept reachable, its stranded Operations failed (it was
+ * stale when they were). Either is still in the returned list: telling it apart would cost
+ * another request.
  * @throws ValueError for a bad `maxAgeSeconds`, `now`, `reason` or `batchSize`.
  * @throws StoreError when the store fails (see above).
  * @example const swept = await sweepStaleServices(ogm, 90)
@@ -80,8 +83,8 @@ export async function sweepStaleServices(ogm: OGM, maxAgeSeconds: number, option
   for (let from = 0; from < stale.length; from += batchSize) {
     const batch = stale.slice(from, from + batchSize);
     const at: BatchPosition = { from, size: batch.length, stale: stale.length };
-    await inBatch(at, 'deregistering', () => deregister(sweep, batch));
     await inBatch(at, 'failing', () => failStranded(sweep, batch));
+    await inBatch(at, 'deregistering', () => deregister(sweep, batch));
   }
   return stale.map((s) => s.service.value);
 }
@@ -105,7 +108,7 @@ interface BatchPosition {
   stale: number;
 }
 
-/** One update of the batch's Services whose still-stale ones it deregisters. */
+/** One update of the batch's Services whose still-stale ones it deregisters (after their Operations were failed). */
 async function deregister(sweep: Sweep, batch: readonly ServiceCutoff[]): Promise<void> {
   await sweep.ogm.commitMatching({
     match: stillStaleServicesAndPartsMatch(batch),
@@ -115,11 +118,10 @@ async function deregister(sweep: Sweep, batch: readonly ServiceCutoff[]): Promis
   });
 }
 
-/** One update failing the Operations stranded by the batch's (now deregistered) Services. */
+/** One update failing the Operations stranded by the batch's (still stale) Services. */
 async function failStranded(sweep: Sweep, batch: readonly ServiceCutoff[]): Promise<void> {
-  const dead = batch.map((s) => s.service);
   await sweep.ogm.commitMatching({
-    match: matchedOnce(strandedOperationsMatch(dead, sweep.cutoff, sweep.spared)),
+    match: matchedOnce(strandedOperationsMatch(batch, sweep.cutoff, sweep.spared)),
     subjectClass: cfc.Operation,
     set: {
       [svc.operationStatus]: OperationStatus.FAILED,
@@ -143,10 +145,10 @@ async function inBatch(at: BatchPosition, step: 'deregistering' | 'failing', run
     if (!(error instanceof StoreError)) throw error;
     const which = `Services ${at.from + 1}-${at.from + at.size} of the ${at.stale} stale ones`;
     const state =
-      step === 'deregistering'
-        ? 'they stay registered and the next sweep finds them again'
-        : 'they are deregistered, but the Operations they stranded were not failed';
-    const message = `sweep: ${step} ${which} failed (${at.from} swept before them; ${state}): ${error.message}`;
+      step === 'failing'
+        ? 'they stay registered with their Operations as they were'
+        : 'the Operations they stranded are failed, but they stay registered';
+    const message = `sweep: ${step} ${which} failed (${at.from} swept before them; ${state}, and the next sweep finds them again): ${error.message}`;
     throw new StoreError(message, error.endpoint, error.httpStatus, { cause: error });
   }
 }

@@ -171,8 +171,8 @@ describe.each(['embedded', 'remote'] as const)('the sweep in batches on the %s s
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'SM_STORE', endpoint: 'http://store.invalid/sparql', httpStatus: 400, cause: refusal });
     expect((error as Error).message).toBe(
-      'sweep: deregistering Services 4-6 of the 7 stale ones failed (3 swept before them; they stay registered and the next ' +
-        'sweep finds them again): the store refused the update',
+      'sweep: failing Services 4-6 of the 7 stale ones failed (3 swept before them; they stay registered with their ' +
+        'Operations as they were, and the next sweep finds them again): the store refused the update',
     );
     for (const entry of stale.slice(0, 3)) await expectSwept(entry);
     for (const entry of stale.slice(3)) expect(await isUntouched(entry)).toBe(true);
@@ -180,21 +180,48 @@ describe.each(['embedded', 'remote'] as const)('the sweep in batches on the %s s
     for (const entry of stale) await expectSwept(entry);
   });
 
-  onStore('should say so when a batch is deregistered but its failing update is refused', async () => {
-    const stale = await plantOf(SEVEN_STALE.slice(0, 4));
-    const { store, ogm } = hooked();
-    store.beforeUpdate = (n) => {
-      if (n === 2) throw new StoreError('timed out', 'http://store.invalid/sparql');
-    };
-    const error = await rejection(sweep(ogm, { batchSize: 3 }));
-    expect(error).toBeInstanceOf(StoreError);
-    expect((error as Error).message).toBe(
-      'sweep: failing Services 1-3 of the 4 stale ones failed (0 swept before them; they are deregistered, but the ' +
-        'Operations they stranded were not failed): timed out',
-    );
-    for (const entry of stale.slice(0, 3)) expect(await values(entry.service, svc.address)).toEqual([]);
-    expect(await isUntouched(stale[3]!)).toBe(true);
-  });
+  onStore(
+    'should fail the stranded Operations before deregistering, so a refused deregistration is finished by the next sweep',
+    async () => {
+      const stale = await plantOf(SEVEN_STALE.slice(0, 4));
+      const { store, ogm } = hooked();
+      store.beforeUpdate = (n) => {
+        if (n === 2) throw new StoreError('timed out', 'http://store.invalid/sparql');
+      };
+      const error = await rejection(sweep(ogm, { batchSize: 3 }));
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as Error).message).toBe(
+        'sweep: deregistering Services 1-3 of the 4 stale ones failed (0 swept before them; the Operations they stranded ' +
+          'are failed, but they stay registered, and the next sweep finds them again): timed out',
+      );
+      for (const entry of stale.slice(0, 3)) {
+        expect(await values(entry.service, svc.address)).toHaveLength(1);
+        expect(await values(entry.op, svc.operationStatus)).toEqual(['failed']);
+      }
+      expect(await isUntouched(stale[3]!)).toBe(true);
+      expect(await sweep(suite.ogm, { batchSize: 3 })).toEqual(stale.map((s) => s.service));
+      for (const entry of stale) await expectSwept(entry);
+    },
+  );
+
+  onStore(
+    "should leave nothing stranded when the store refuses a batch's failing update: the next sweep finds the batch again",
+    async () => {
+      const stale = await plantOf(SEVEN_STALE.slice(0, 4));
+      const { store, ogm } = hooked();
+      store.beforeUpdate = (n) => {
+        if (n === 1) throw new StoreError('timed out', 'http://store.invalid/sparql');
+      };
+      const error = await rejection(sweep(ogm, { batchSize: 3 }));
+      expect((error as Error).message).toBe(
+        'sweep: failing Services 1-3 of the 4 stale ones failed (0 swept before them; they stay registered with their ' +
+          'Operations as they were, and the next sweep finds them again): timed out',
+      );
+      for (const entry of stale) expect(await isUntouched(entry)).toBe(true);
+      expect(await sweep(suite.ogm, { batchSize: 3 })).toEqual(stale.map((s) => s.service));
+      for (const entry of stale) await expectSwept(entry);
+    },
+  );
 
   onStore('should refuse a batch size that is not an integer >= 1 with ValueError and write nothing', async () => {
     await plantOf([OLD]);
