@@ -139,8 +139,8 @@ async function sweeps() {
   }
   await store.close();
   const median = (a) => [...a.slice(1)].sort((x, y) => x - y)[Math.floor((a.length - 1) / 2)]?.toFixed(1);
-  const steady = `find ${median(steps[0])} + deregister ${median(steps[1])} + fail ${median(steps[2])}`;
-  const cold = `find ${steps[0][0]?.toFixed(1)} + deregister ${steps[1][0]?.toFixed(1)} + fail ${steps[2][0]?.toFixed(1)}`;
+  const steady = `find ${median(steps[0])} + fail ${median(steps[1])} + deregister ${median(steps[2])}`;
+  const cold = `find ${steps[0][0]?.toFixed(1)} + fail ${steps[1][0]?.toFixed(1)} + deregister ${steps[2][0]?.toFixed(1)}`;
   return { cold: ms[0], ms: ms.slice(1), cpu: median(cpu), coldCpu: cpu[0], requests: Math.max(...requests), steady, coldSteps: cold };
 }
 
