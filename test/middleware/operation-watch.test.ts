@@ -63,4 +63,31 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
       OperationResolutionError,
     );
   });
+
+  onStore('should take an announced outcome without reading, read when none comes in time, and stop when its signal aborts', async () => {
+    const ogm = suite.newOgm();
+    const op = await queuedOp();
+    const announced = { operationIri: op, status: 'done' as const, result: '"opened"' };
+    // The store still says queued: the answer can only have come from the announcement.
+    expect(await waitForOperation(ogm, op, { timeoutMs: 5_000, outcome: Promise.resolve(announced) })).toBe(announced);
+    // An announcement that says nothing: the store is read, and the wait goes on there.
+    await markOperationFailed(suite.newOgm(), op, 'no longer needed');
+    expect(await waitForOperation(ogm, op, { timeoutMs: 5_000, outcome: Promise.resolve(null) })).toMatchObject({ status: 'failed' });
+    // One that never comes: the store is read once the timeout is up, not before.
+    const other = await queuedOp();
+    const silent = new Promise<null>(() => undefined);
+    const started = Date.now();
+    expect(await rejection(waitForOperation(ogm, other, { timeoutMs: 150, outcome: silent }))).toBeInstanceOf(OperationTimeoutError);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    // Aborted while waiting for it: the signal's reason, at once.
+    const controller = new AbortController();
+    const reason = new Error('the client went away');
+    const waiting = waitForOperation(ogm, other, { timeoutMs: 10_000, outcome: silent, signal: controller.signal });
+    const abortedAt = Date.now();
+    setTimeout(() => controller.abort(reason), 20);
+    expect(await rejection(waiting)).toBe(reason);
+    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    // Aborted before: refused without waiting.
+    expect(await rejection(waitForOperation(ogm, other, { timeoutMs: 10_000, outcome: silent, signal: controller.signal }))).toBe(reason);
+  });
 });

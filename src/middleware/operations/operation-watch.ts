@@ -103,13 +103,23 @@ async function announcedWithin(
   ms: number,
   signal?: AbortSignal,
 ): Promise<OperationSnapshot | null> {
-  const timer = new AbortController();
-  const aborted = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+  signal?.throwIfAborted();
+  // A timer and a listener, not an AbortController: aborting one without a reason builds a
+  // DOMException with its stack, once per waited Operation.
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const expired = new Promise<null>((resolve, reject) => {
+    timer = setTimeout(resolve, ms, null);
+    if (signal === undefined) return;
+    // The signal's own reason, as `signal.throwIfAborted()` throws it.
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
   try {
-    return await Promise.race([outcome, sleep(ms, aborted).then(() => null)]);
+    return await Promise.race([outcome, expired]);
   } finally {
-    timer.abort();
-    signal?.throwIfAborted();
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 
