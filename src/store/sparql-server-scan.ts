@@ -15,38 +15,11 @@
 
 import { LIMITS } from '../limits.js';
 import type { ParsedQuery, UpdatePlan } from './sparql-server-parse.js';
-
-// One token: space or a comment, an IRI, a string (long ones first), a variable, a language tag,
-// a prefixed name or blank node label, a bare word, a run of other name characters, one other
-// character. A `<` that starts no IRI is the less-than operator. A long string ends at the first
-// closing triple quote, as the grammar's ( '"' | '""' )? ( [^"\] | ECHAR ) content requires.
-const TOKEN = new RegExp(
-  [
-    String.raw`(?<space>\s+|#[^\n\r]*)`,
-    String.raw`(?<iri><[^<>"{}|^\x60\\\u0000-\u0020]*>)`,
-    String.raw`(?<string>"""(?:[^"\\]|\\[^]|"(?!""))*"""|'''(?:[^'\\]|\\[^]|'(?!''))*'''|"(?:[^"\\\n\r]|\\[^])*"|'(?:[^'\\\n\r]|\\[^])*')`,
-    String.raw`(?<open>["'])`,
-    String.raw`[?$][\p{L}\p{N}\p{M}_\u00B7\u203F-\u2040]*`,
-    String.raw`@[A-Za-z]+(?:-[A-Za-z0-9]+)*`,
-    String.raw`(?<pname>[^\s:<>{}()\[\]"'#;,]*:(?:\\[^]|[^\s<>{}()\[\]"'#;,\\])*)`,
-    String.raw`(?<word>[A-Za-z]+(?![\p{L}\p{N}_:-]))`,
-    String.raw`[\p{L}\p{N}_]+`,
-    String.raw`[^]`,
-  ].join('|'),
-  'uy',
-);
+import { sparqlTokens, type SparqlToken as Token } from './sparql-tokens.js';
 
 const QUERY_FORMS = new Set(['SELECT', 'ASK', 'CONSTRUCT', 'DESCRIBE']);
 // Update operations whose plan is the text as it is: no WHERE, or not a single operation's.
 const PLAIN_UPDATES = new Set(['LOAD', 'CLEAR', 'DROP', 'CREATE', 'ADD', 'MOVE', 'COPY']);
-
-/** A token as this reading sees it: a keyword (upper-cased), an IRI, a brace, or anything else. */
-interface Token {
-  kind: 'word' | 'iri' | 'pname' | 'other';
-  text: string;
-  start: number;
-  end: number;
-}
 
 // The last text read and its tokens: the server plans an update and the embedded store then
 // places its witness in the same text, so one lexing serves both.
@@ -56,25 +29,10 @@ let lastTokens: Token[] | undefined;
 /** The tokens of `text` other than space and comments; undefined for an unterminated string. */
 function tokenize(text: string): Token[] | undefined {
   if (text === lastText) return lastTokens;
-  const tokens = lex(text);
+  const tokens = sparqlTokens(text);
   if (text.length <= LIMITS.scanMemoMaxChars) {
     lastText = text;
     lastTokens = tokens;
-  }
-  return tokens;
-}
-
-function lex(text: string): Token[] | undefined {
-  const tokens: Token[] = [];
-  TOKEN.lastIndex = 0;
-  while (TOKEN.lastIndex < text.length) {
-    const start = TOKEN.lastIndex;
-    const m = TOKEN.exec(text)!;
-    const g = m.groups!;
-    if (g.open !== undefined) return undefined;
-    if (g.space !== undefined) continue;
-    const kind = g.word !== undefined ? 'word' : g.iri !== undefined ? 'iri' : g.pname !== undefined ? 'pname' : 'other';
-    tokens.push({ kind, text: kind === 'word' ? m[0].toUpperCase() : m[0], start, end: TOKEN.lastIndex });
   }
   return tokens;
 }
