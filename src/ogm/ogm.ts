@@ -244,9 +244,14 @@ export class OGM {
       await this.store.update(update);
       return { applied: true };
     }
+    // Built when a store reads them: the served and embedded stores and Virtuoso tell from the update itself.
     const applied = await this.store.conditionalUpdate(update, {
-      before: guardAsk(graph, iri, guards),
-      after: appliedAsk(graph, iri, set),
+      get before() {
+        return guardAsk(graph, iri, guards);
+      },
+      get after() {
+        return appliedAsk(graph, iri, set);
+      },
     });
     return { applied };
   }
