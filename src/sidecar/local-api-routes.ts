@@ -2,7 +2,9 @@
  * Routes of the local API: what a co-located device bridge, in any language, calls to act as a
  * caller. Request, status, cancel and handover stay off the northbound surface, as the spec requires.
  */
-import express, { type Request, type Response, type Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { ParsedUrlQuery } from 'node:querystring';
+import express, { type Request, type Router } from 'express';
 import { callerOf } from '../http/token-callers.js';
 import { OperationTimeoutError, ValueError } from '../errors.js';
 import { assertIri, preview } from '../iri/validate.js';
@@ -10,6 +12,7 @@ import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { snapshotJson, type OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { jsonBody } from '../http/json-body.js';
+import { writeJson } from '../http/json-response.js';
 import { parseDeadline } from '../middleware/operations/deadline.js';
 import { FailureKind } from '../vocab/status.js';
 import type { HandoverSessions } from './handover-sessions.js';
@@ -29,18 +32,23 @@ export interface LocalApiTarget {
 }
 
 type Json = Record<string, unknown>;
+/** A query string as the local API reads it (express's simple parser and the lane alike: node:querystring). */
+type Query = ParsedUrlQuery;
 
 /** Who makes this request: the named token's holder, else the door's identity. */
-function callerId(target: LocalApiTarget, res: Response): string {
+function callerId(target: LocalApiTarget, res: ServerResponse): string {
   return callerOf(res)?.id ?? target.caller;
 }
 
-function bodyObject(req: Request): Json {
-  const body: unknown = req.body;
+function objectOf(body: unknown): Json {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValueError(`the request body must be a JSON object, got ${preview(body)}`);
   }
   return body as Json;
+}
+
+function bodyObject(req: Request): Json {
+  return objectOf(req.body);
 }
 
 function iriField(body: Json, field: string, optional = false): string | undefined {
@@ -66,8 +74,8 @@ function deadlineField(body: Json): string | undefined {
   return parseDeadline(value, 'deadline').toISOString();
 }
 
-function waitMs(req: Request): number {
-  const raw = req.query.waitMs;
+function waitMs(query: Query): number {
+  const raw = query.waitMs;
   if (raw === undefined) return 0;
   const ms = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (Number.isNaN(ms)) throw new ValueError(`waitMs must be a whole number of milliseconds, got ${preview(raw)}`);
@@ -86,45 +94,57 @@ async function operationStatus(target: LocalApiTarget, iri: string, wait: number
   return target.middleware.readOperation(iri);
 }
 
+/**
+ * `POST /operations`: requests the Operation `body` describes for the caller of `res`, in the
+ * trace of its request; answers 201 `{"operation": iri, "status": "queued"}`. Served by the
+ * express route and by the lane (see local-api-lane.ts).
+ */
+export async function answerRequest(target: LocalApiTarget, body: unknown, res: ServerResponse): Promise<void> {
+  const fields = objectOf(body);
+  const data = dataField(fields);
+  // request() reads the trace before its first await: this request's, so the Operation continues it.
+  const operation = await handTrace(requestTrace(res.req), () =>
+    target.middleware.request(
+      {
+        capabilityClass: iriField(fields, 'capabilityClass')!,
+        operationClass: iriField(fields, 'operationClass')!,
+        operationIri: iriField(fields, 'operationIri', true),
+        targetResource: iriField(fields, 'targetResource', true),
+        deadline: deadlineField(fields),
+        requestedBy: callerId(target, res),
+        // The client will long-poll the status: request() checks it is a boolean before discovery.
+        wait: fields.wait as boolean | null | undefined,
+      },
+      traceAware((draft: OperationDraft) => Object.assign(draft.data, data)),
+    ),
+  );
+  writeJson(res, 201, { operation, status: 'queued' });
+}
+
+/**
+ * `GET /operations/status?iri=...[&waitMs=...]`: the Operation's snapshot, after waiting up to
+ * `waitMs` for it to end (the wait ends with the client's connection); 404 when it is not in the
+ * graph. Served by the express route and by the lane.
+ */
+export async function answerStatus(target: LocalApiTarget, query: Query, res: ServerResponse): Promise<void> {
+  const iri = assertIri(query.iri, 'iri');
+  const wait = waitMs(query);
+  const gone = new AbortController();
+  if (wait > 0) res.on('close', () => gone.abort(new Error('the client closed the connection')));
+  const snapshot = await operationStatus(target, iri, wait, gone.signal);
+  if (snapshot == null) writeJson(res, 404, { detail: `no Operation <${iri}> is in the graph (never created, or reverted)` });
+  else writeJson(res, 200, snapshotJson(snapshot));
+}
+
 /** Mounts the local API's routes on a router. */
 export function localApiRouter(target: LocalApiTarget, bodyLimitBytes: number): Router {
   const router = express.Router();
   const json = jsonBody(bodyLimitBytes);
 
-  router.post('/operations', json, async (req, res) => {
-    const body = bodyObject(req);
-    const data = dataField(body);
-    // request() reads the trace before its first await: this request's, so the Operation continues it.
-    const operation = await handTrace(requestTrace(req), () =>
-      target.middleware.request(
-        {
-          capabilityClass: iriField(body, 'capabilityClass')!,
-          operationClass: iriField(body, 'operationClass')!,
-          operationIri: iriField(body, 'operationIri', true),
-          targetResource: iriField(body, 'targetResource', true),
-          deadline: deadlineField(body),
-          requestedBy: callerId(target, res),
-          // The client will long-poll the status: request() checks it is a boolean before discovery.
-          wait: body.wait as boolean | null | undefined,
-        },
-        traceAware((draft: OperationDraft) => Object.assign(draft.data, data)),
-      ),
-    );
-    res.status(201).json({ operation, status: 'queued' });
-  });
+  router.post('/operations', json, (req, res) => answerRequest(target, req.body, res));
   router.all('/operations', methodNotAllowed('POST'));
 
-  router.get('/operations/status', async (req, res) => {
-    const iri = assertIri(req.query.iri, 'iri');
-    const gone = new AbortController();
-    res.on('close', () => gone.abort(new Error('the client closed the connection')));
-    const snapshot = await operationStatus(target, iri, waitMs(req), gone.signal);
-    if (snapshot == null) {
-      res.status(404).json({ detail: `no Operation <${iri}> is in the graph (never created, or reverted)` });
-      return;
-    }
-    res.json(snapshotJson(snapshot));
-  });
+  router.get('/operations/status', (req, res) => answerStatus(target, req.query as Query, res));
   router.all('/operations/status', methodNotAllowed('GET'));
 
   router.post('/operations/cancel', json, async (req, res) => {

@@ -21,7 +21,8 @@ import type { Logger } from '../lib/logger.js';
 import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { HandoverSessions } from './handover-sessions.js';
-import { localApiRouter } from './local-api-routes.js';
+import { withLocalApiLane } from './local-api-lane.js';
+import { localApiRouter, type LocalApiTarget } from './local-api-routes.js';
 import { methodNotAllowed } from '../http/error-handler.js';
 
 /**
@@ -53,20 +54,22 @@ export interface LocalApi {
 }
 
 const LOCAL_API_TOKEN = "the sidecar's local API token (localApi.tokenFile)";
+// How a construction error names the token.
+const TOKEN_WHAT = 'the local API token';
 
 // How refusals to take a socket path name it.
 const SOCKET_NAMES = { what: 'the local API socket', setting: 'localApi.socket' };
 
-function buildApp(options: LocalApiOptions, handovers: HandoverSessions): express.Express {
+/** The local API's express app (every route, behind the token check), without the lane in front of it. */
+export function localApiApp(options: LocalApiOptions, target: LocalApiTarget): express.Express {
   return jsonApp(options.logger, (app) => {
-    const caller = localApiCaller(options.listen);
     if ('token' in options.listen)
-      app.use(bearerAuth(options.listen.token, { what: 'the local API token', expected: LOCAL_API_TOKEN, unnamed: caller }));
+      app.use(bearerAuth(options.listen.token, { what: TOKEN_WHAT, expected: LOCAL_API_TOKEN, unnamed: target.caller }));
     app.get('/healthz', (_req, res) => {
       res.json({ status: 'ok', resource: options.middleware.serviceIri === undefined ? undefined : 'registered' });
     });
     app.all('/healthz', methodNotAllowed('GET'));
-    app.use(localApiRouter({ middleware: options.middleware, handovers, caller }, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
+    app.use(localApiRouter(target, options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes));
   });
 }
 
@@ -104,8 +107,16 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   if ('token' in where && typeof where.token !== 'string' && where.token.some((t) => t.workflows !== undefined))
     throw new ValueError('a local API token cannot be limited to workflows (the local API runs none by name); drop the third field');
   const handovers = new HandoverSessions((o, body) => options.middleware.handover(o, body), options.handoverTtlMs);
+  const bodyLimitBytes = options.bodyLimitBytes ?? LIMITS.httpBodyLimitBytes;
+  const target = { middleware: options.middleware, handovers, caller: localApiCaller(where) };
+  const token = 'token' in where ? where.token : undefined;
+  const lane = { bodyLimitBytes, ...(token !== undefined && { token }), what: TOKEN_WHAT, logger: options.logger };
   const app = tracedListener(
-    withAccessLog(buildApp(options, handovers), options.logger, options.accessLogLevel ?? defaultOf('log.accessLevel')),
+    withAccessLog(
+      withLocalApiLane(target, lane, localApiApp(options, target)),
+      options.logger,
+      options.accessLogLevel ?? defaultOf('log.accessLevel'),
+    ),
   );
   const { server, url } = await listenOn(app, options.listen);
   options.logger.info({ url }, 'local API listening');

@@ -12,8 +12,7 @@ import { LIMITS } from '../../limits.js';
 import { callerMatcher, mayRun, openCaller, setCaller, type TokenCaller } from '../../http/token-callers.js';
 import { HTTP_OPEN_CALLER, HTTP_TOKEN_CALLER } from '../../lib/caller-identity.js';
 import { answerError } from '../../http/error-handler.js';
-import { HttpError } from '../../http/http-error.js';
-import { decodeUtf8Body, isPlainJsonType } from '../../http/json-body.js';
+import { isPlainJsonRequest, readJsonBody } from '../../http/json-body.js';
 import { writeJson } from '../../http/json-response.js';
 import type { TraceContext } from '../../tracing/trace-context.js';
 import { callInTrace, requestTrace } from '../../tracing/trace-scope.js';
@@ -29,7 +28,6 @@ const OPEN = openCaller(HTTP_OPEN_CALLER);
 const WORKFLOW_ROUTE_MATCHED = Object.freeze({ path: WORKFLOW_ROUTE });
 const STATE_ROUTE_MATCHED = Object.freeze({ path: STATE_ROUTE });
 const TRIGGER_ROUTE_MATCHED = Object.freeze({ path: TRIGGER_ROUTE });
-const UTF8_BOM = 0xfeff;
 const NO_QUERY = Object.freeze({});
 
 /** What an ordinary request calls: a workflow with its query, a state getter or the event trigger; by whom. */
@@ -66,7 +64,7 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
       return caller ? { getter, path, name: name!, caller } : undefined;
     }
     const name = decodedName(WORKFLOW_PATH.exec(path)?.[1]);
-    if (name === undefined || !plainBody(req, limit)) return undefined;
+    if (name === undefined || !isPlainJsonRequest(req, limit)) return undefined;
     // Only the trigger's own path (its query string ignored, as its express route ignores it):
     // an escaped spelling of its name is routed by express as a workflow, and answered there.
     const trigger = path === TRIGGER_ROUTE;
@@ -85,7 +83,7 @@ export function withWorkflowFastLane(surface: HttpSurface, app: RequestListener)
     setCaller(res, lane.caller);
     if ('trigger' in lane) {
       (req as IncomingMessage & { route?: { path: string } }).route = TRIGGER_ROUTE_MATCHED;
-      readJson(req)
+      readJsonBody(req)
         .then((body) => answerTrigger(surface, body, req.headers.accept, res))
         .catch((err: unknown) => answerError(surface.logger, err, { method: req.method!, path: lane.path }, res));
       return;
@@ -115,48 +113,6 @@ function read(getter: StateGetter, trace: TraceContext | undefined): Promise<unk
 }
 
 async function execute(handler: WorkflowHandler, query: string, req: IncomingMessage, trace: TraceContext | undefined): Promise<unknown> {
-  const body = await readJson(req);
+  const body = await readJsonBody(req);
   return callInTrace(trace, handler, workflowArguments(query === '' ? NO_QUERY : parseQuery(query), body));
-}
-
-/** A body express would read as it is: declared length within the limit, no coding, JSON in UTF-8. */
-function plainBody(req: IncomingMessage, limit: number): boolean {
-  const { headers } = req;
-  if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
-  const length = headers['content-length'];
-  if (length !== undefined && !(/^\d+$/.test(length) && Number(length) <= limit)) return false;
-  const type = headers['content-type'];
-  return type === undefined || isPlainJsonType(type);
-}
-
-/**
- * The body as JSON, as express's parser reads it: undefined without a body, UTF-8 (invalid
- * UTF-8 refused, see decodeUtf8Body) with a BOM dropped, and `{}` for a body that is nothing but
- * the BOM.
- */
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let text = decodeUtf8Body(await readBody(req));
-  if (text.length === 0) return undefined;
-  if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
-  if (text.length === 0) return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new HttpError(400, `the request body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-/** The whole body; events rather than an async iterator, which costs more than the read. */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    // A body that came in one chunk (most do) is not copied.
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.on('error', reject);
-    // 'close' follows every request; only one whose body did not end is an error.
-    req.on('close', () => {
-      if (!req.readableEnded) reject(new Error('the client closed the connection before the body was complete'));
-    });
-  });
 }
