@@ -12,6 +12,7 @@ import { LIMITS } from '../limits.js';
 import type { SemanticMiddleware } from '../middleware/semantic-middleware.js';
 import { snapshotJson, type OperationSnapshot } from '../middleware/operations/operation-watch.js';
 import { jsonBody } from '../http/json-body.js';
+import { assignOwn } from '../lib/assign-own.js';
 import { writeJson } from '../http/json-response.js';
 import { parseDeadline } from '../middleware/operations/deadline.js';
 import { FailureKind } from '../vocab/status.js';
@@ -115,7 +116,7 @@ export async function answerRequest(target: LocalApiTarget, body: unknown, res: 
         // The client will long-poll the status: request() checks it is a boolean before discovery.
         wait: fields.wait as boolean | null | undefined,
       },
-      traceAware((draft: OperationDraft) => Object.assign(draft.data, data)),
+      traceAware((draft: OperationDraft) => assignOwn(draft.data, data)),
     ),
   );
   writeJson(res, 201, { operation, status: 'queued' });

@@ -104,6 +104,17 @@ const LANE_CASES: [string, Buffer][] = [
   ['a status with two IRIs', rawHttp('GET', '/operations/status?iri=urn:op:done&iri=urn:op:other', [auth])],
   ['a status with a bad waitMs', rawHttp('GET', '/operations/status?iri=urn:op:done&waitMs=-1', [auth])],
   ['a status with an escaped IRI', rawHttp('GET', '/operations/status?iri=urn%3Aop%3Adone', [auth])],
+  [
+    'a request with a __proto__ data key',
+    post(
+      '/operations',
+      JSON.stringify({
+        capabilityClass: 'urn:x:Opening',
+        operationClass: 'urn:x:OpenDoor',
+        data: JSON.parse('{"__proto__":{"admin":true}}') as unknown,
+      }),
+    ),
+  ],
 ];
 
 /** Requests the lane must hand to express. */
@@ -222,5 +233,12 @@ describe('the lane of the local API', () => {
     });
     expect((await answer(LANE_CASES[18]![1])).status).toBe(404);
     expect((await answer(LANE_CASES[20]![1])).status).toBe(400);
+    // A "__proto__" data key reaches the request as a key (which the middleware then judges), not as a prototype.
+    requested.length = 0;
+    expect((await answer(LANE_CASES[25]![1])).status).toBe(201);
+    const { data } = requested[0]!;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.keys(data)).toEqual(['__proto__']);
+    expect((data as { admin?: unknown }).admin).toBeUndefined();
   });
 });

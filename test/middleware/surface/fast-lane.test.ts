@@ -76,6 +76,7 @@ const LANE_CASES: [string, Buffer][] = [
   ['the event trigger with a relative IRI', post('/workflows/event_trigger/execute', '{"operation_iri":"op/1"}', [auth])],
   ['the event trigger with no body', rawHttp('POST', '/workflows/event_trigger/execute', [auth])],
   ['the event trigger with malformed JSON', post('/workflows/event_trigger/execute', '{"operation_iri":', [auth])],
+  ['a body with a __proto__ key', post('/workflows/echo/execute?__proto__=q&side=left', '{"__proto__":{"admin":true},"a":1}', [auth])],
 ];
 
 /** Requests the lane must hand to express. */
@@ -189,6 +190,10 @@ describe('the fast lane of workflows, states and the event trigger', () => {
     expect(surface.triggered.slice(triggered)).toEqual(['urn:op:1', 'urn:op:3']);
     for (const refused of [21, 22, 23]) expect((await answer(LANE_CASES[refused]![1])).status).toBe(422);
     expect((await answer(LANE_CASES[24]![1])).status).toBe(400);
+    // A "__proto__" key of the query or the body is an argument like any other.
+    const proto = await rawRequest({ port: viaLane.port }, LANE_CASES[25]![1]);
+    expect(proto.status).toBe(200);
+    expect(proto.body).toBe('{"__proto__":{"admin":true},"side":"left","a":1}');
   });
 
   it('should not run a workflow whose caller closed the connection before sending the whole body, and serve the next caller', async () => {

@@ -9,6 +9,7 @@ import type { HttpSurface, WorkflowArguments, WorkflowHandler } from '../contrac
 import { methodNotAllowed } from '../../../http/error-handler.js';
 import { recorded } from '../call-activity.js';
 import { callInTrace, requestTrace } from '../../../tracing/trace-scope.js';
+import { assignOwn } from '../../../lib/assign-own.js';
 
 /**
  * The workflow's arguments: query parameters (the Python reference sends one scalar argument
@@ -20,7 +21,7 @@ export function workflowArguments(query: Request['query'], body: unknown): Workf
   if (!isJsonObject(body)) {
     throw new HttpError(422, `workflow arguments must be a JSON object keyed by parameter name, got ${jsonKind(body)}`);
   }
-  return Object.assign({}, query, body);
+  return assignOwn({}, query, body);
 }
 
 /**
