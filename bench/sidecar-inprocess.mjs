@@ -33,6 +33,9 @@ function countingStore(inner) {
     get deletesWithUnboundVariables() {
       return inner.deletesWithUnboundVariables;
     },
+    get readsMayTear() {
+      return inner.readsMayTear;
+    },
     select: wrap('select'),
     ask: wrap('ask'),
     update: wrap('update'),

@@ -47,6 +47,10 @@ export class MeasuredStore implements TripleStore {
     return this.inner.deletesWithUnboundVariables;
   }
 
+  get readsMayTear(): boolean | undefined {
+    return this.inner.readsMayTear;
+  }
+
   select(query: string): Promise<Bindings[]> {
     return this.#measure('select', () => this.inner.select(query));
   }

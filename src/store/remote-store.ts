@@ -131,6 +131,11 @@ class RemoteSparqlStore implements RemoteStore {
     return this.failures;
   }
 
+  /** See {@link TripleStore.readsMayTear}: on Virtuoso, whose queries read without locks. */
+  get readsMayTear(): boolean {
+    return this.virtuoso;
+  }
+
   async select(query: string): Promise<Bindings[]> {
     return parseSelectJson(await this.exchange(this.readText(query), false), this.queryUrl);
   }

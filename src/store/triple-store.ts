@@ -45,6 +45,13 @@ export interface TripleStore {
    * bind every template variable. Unknown stores are assumed not to.
    */
   readonly deletesWithUnboundVariables?: boolean;
+  /**
+   * True when a query may see part of an update that commits while the query runs: Virtuoso's
+   * reads take no locks (see `virtuoso-reads.ts`) and read each row's last committed version
+   * when they reach it, so a row they reach before the commit and one after it can both be
+   * read. A reader that must see a write whole reads twice. Unknown stores are assumed not to.
+   */
+  readonly readsMayTear?: boolean;
 
   select(query: string): Promise<Bindings[]>;
   ask(query: string): Promise<boolean>;

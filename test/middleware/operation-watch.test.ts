@@ -2,6 +2,9 @@ import { describe, expect } from '@jest/globals';
 import { mintOperationIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OperationResolutionError, OperationTimeoutError, readOperation, waitForOperation } from '../../src/middleware/index.js';
 import { markOperationFailed, recordTerminalStatus, setOperationStatus } from '../../src/registration/index.js';
+import { OGM } from '../../src/ogm/index.js';
+import { literal, type Term } from '../../src/store/terms.js';
+import type { TripleStore } from '../../src/store/triple-store.js';
 import { plant } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import { middlewareSuite } from './support/harness.js';
@@ -89,5 +92,40 @@ describe.each(['embedded', 'remote'] as const)('reading and awaiting Operations 
     expect(Date.now() - abortedAt).toBeLessThan(2_000);
     // Aborted before: refused without waiting.
     expect(await rejection(waitForOperation(ogm, other, { timeoutMs: 10_000, outcome: silent, signal: controller.signal }))).toBe(reason);
+  });
+});
+
+describe('awaiting an Operation on a store whose reads may tear', () => {
+  const op = mintOperationIri(plant.OpenDoorOperation);
+  /** A store answering each outcome read with the next of `answers` (the last one from then on). */
+  function storeAnswering(answers: Record<string, Term>[][], readsMayTear: boolean): TripleStore & { reads: number } {
+    const store = {
+      description: 'scripted store',
+      requestCount: 0,
+      readsMayTear,
+      reads: 0,
+      select: () => Promise.resolve(answers[Math.min(store.reads++, answers.length - 1)]!),
+    };
+    return store as unknown as TripleStore & { reads: number };
+  }
+  const running = [{ st: literal('running') }];
+  // Read while the terminal write committed: the long failure state not yet seen.
+  const torn = [{ st: literal('failed'), res: literal('door jammed') }];
+  const whole = [{ st: literal('failed'), res: literal('door jammed'), fs: literal('{"id":"door1"}') }];
+
+  it('should return a terminal snapshot only once two reads in a row agree', async () => {
+    const store = storeAnswering([running, torn, whole], true);
+    const snapshot = await waitForOperation(new OGM({ store, graph: G }), op, { timeoutMs: 5_000 });
+    expect(snapshot).toMatchObject({ status: 'failed', result: 'door jammed', failureState: '{"id":"door1"}' });
+    // running, torn, whole, whole again.
+    expect(store.reads).toBe(4);
+  });
+
+  it('should take the first terminal read on a store whose reads never tear', async () => {
+    const store = storeAnswering([running, whole], false);
+    expect(await waitForOperation(new OGM({ store, graph: G }), op, { timeoutMs: 5_000 })).toMatchObject({
+      failureState: '{"id":"door1"}',
+    });
+    expect(store.reads).toBe(2);
   });
 });

@@ -29,6 +29,10 @@ export class HookedStore implements TripleStore {
   get deletesWithUnboundVariables(): boolean | undefined {
     return this.inner.deletesWithUnboundVariables;
   }
+
+  get readsMayTear(): boolean | undefined {
+    return this.inner.readsMayTear;
+  }
   async select(query: string): Promise<Bindings[]> {
     const rows = await this.inner.select(query);
     const hook = this.afterNextSelect;

@@ -141,11 +141,21 @@ export async function waitForOperation(ogm: OGM, operationIri: string, options: 
     if (announced) return announced;
   }
   let pause = FIRST_POLL_MS;
+  let seen: string | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
     const snapshot = await readOperation(ogm, operationIri, options);
     if (!snapshot) throw new OperationResolutionError(`Operation <${operationIri}> does not exist (no svc:operationStatus in the graph)`);
-    if ((TERMINAL_STATUSES as readonly string[]).includes(snapshot.status)) return snapshot;
+    if ((TERMINAL_STATUSES as readonly string[]).includes(snapshot.status)) {
+      // A terminal status is final, but a read that overlapped its write may hold only part of
+      // it on a store whose reads may tear: returned once two reads in a row agree.
+      if (ogm.store.readsMayTear !== true) return snapshot;
+      const text = JSON.stringify(snapshotJson(snapshot));
+      if (text === seen) return snapshot;
+      const first = seen === undefined;
+      seen = text;
+      if (first) continue;
+    }
     const left = deadline - Date.now();
     if (left <= 0) throw new OperationTimeoutError(`Operation <${operationIri}> is still '${snapshot.status}' after ${timeoutMs} ms`);
     await sleep(Math.min(pause, left), options.signal);

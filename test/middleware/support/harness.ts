@@ -72,6 +72,10 @@ export class FlakyStore implements TripleStore {
   get deletesWithUnboundVariables(): boolean | undefined {
     return this.inner.deletesWithUnboundVariables;
   }
+
+  get readsMayTear(): boolean | undefined {
+    return this.inner.readsMayTear;
+  }
   private check(kind: 'select' | 'ask' | 'update', text: string): void {
     if (this.failing?.(kind, text)) {
       this.failures += 1;
