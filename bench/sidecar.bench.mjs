@@ -135,15 +135,20 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   // robot1 only requests; its device is never called, so no bridge listens on its socket.
   const robot = await sidecar('robot1', 'config/robot1.yaml', join(dir, 'robot1-device.sock'));
   startMs.push(robot.startMs);
-  const reference = REFERENCE_CLI && (await referenceDoor(sidecar, doorDevice));
-  return { log, store, bridge, bare: { ...bare, ...JSON.parse(bare.first) }, door, robot, doorDevice, startMs, reference };
+  if (REFERENCE_CLI)
+    await access(REFERENCE_CLI).catch(() => {
+      throw new Error(`BENCH_REFERENCE_DIST: no launcher at ${REFERENCE_CLI}; give the dist/ of a checkout that was built`);
+    });
+  const startReference = REFERENCE_CLI && (() => referenceDoor(sidecar, doorDevice));
+  return { log, store, bridge, bare: { ...bare, ...JSON.parse(bare.first) }, door, robot, doorDevice, startMs, startReference };
 }
 
-/** door1's configuration run by the reference build, as a resource of its own, on door1's bridge. */
-async function referenceDoor(sidecar, doorDevice) {
-  await access(REFERENCE_CLI).catch(() => {
-    throw new Error(`BENCH_REFERENCE_DIST: no launcher at ${REFERENCE_CLI}; give the dist/ of a checkout that was built`);
-  });
+/**
+ * door1's configuration run by the reference build, as a resource of its own, on door1's bridge.
+ * It realizes door1's Capability class: it runs only while the proxy's throughput is measured,
+ * or robot1 would dispatch Operations to it.
+ */
+function referenceDoor(sidecar, doorDevice) {
   const resource = ['--resource', 'https://example.org/plant#door1-reference', '--activity-feed'];
   return sidecar('door1-reference', 'config/door1.yaml', doorDevice, resource, REFERENCE_CLI);
 }
@@ -373,7 +378,7 @@ function proxyRows({ execute, state, load }) {
     ...(load.reference
       ? [
           figure('proxy throughput, reference build (BENCH_REFERENCE_DIST)', load.reference.perSecond, 'req/s', {
-            note: `this build ${Math.round(load.sidecar.perSecond)} req/s; CPU/call this build ${round(load.sidecar.cpuPerCall)} ms, reference ${round(load.reference.cpuPerCall)} ms (${round(load.sidecar.cpuPerCall / load.reference.cpuPerCall)}x)`,
+            note: `this build ${Math.round(load.sidecar.perSecond)} req/s; CPU/call this build ${round(load.sidecar.cpuPerCall)} ms, reference ${round(load.reference.cpuPerCall)} ms (${round(load.sidecar.cpuPerCall / load.reference.cpuPerCall)}x)${PROXY_ONLY ? '' : '; the reference started just before these rounds, door1 ran the whole bench before them: compare builds with BENCH_PROXY_ONLY=1'}`,
           }),
         ]
       : []),
@@ -420,15 +425,20 @@ function tableRows({ startMs, idle, idleAfter, e2e, client, proxy, load, inProce
 }
 
 /** The proxy hop, both routes, then its throughput. */
-async function proxyHop(plant) {
+async function proxyHop(plant, kids) {
   const execute = await proxyOverhead(plant, { device: '/open', sidecar: '/workflows/open/execute' }, {});
   const state = await proxyOverhead(plant, { device: '/state/door', sidecar: '/state/door' }, undefined);
-  return { execute, state, load: await proxyLoad(plant) };
+  const reference = plant.startReference && (await plant.startReference());
+  try {
+    return { execute, state, load: await proxyLoad({ ...plant, reference }) };
+  } finally {
+    if (reference) await kids.stop(reference.child);
+  }
 }
 
 async function measure(kids, dir) {
   const plant = await startPlant(kids, dir);
-  if (PROXY_ONLY) return proxyRows(await proxyHop(plant));
+  if (PROXY_ONLY) return proxyRows(await proxyHop(plant, kids));
   const { door, robot } = plant;
   // Idle means settled: V8 gives back start-up garbage only after some seconds without work.
   await sleep(IDLE_SETTLE_S * 1000);
@@ -438,7 +448,7 @@ async function measure(kids, dir) {
   try {
     const e2e = await dispatchLatency(robotApi, watch, plant.log, [door.pid, robot.pid, plant.store.pid]);
     const client = await clientLatency(robotApi);
-    const proxy = await proxyHop(plant);
+    const proxy = await proxyHop(plant, kids);
     const load = await throughput(robot, watch, [door.pid, robot.pid], plant.store.pid);
     // What the work left resident: the young generation V8 grew under load, caches, buffers.
     await sleep(IDLE_SETTLE_S * 1000);
