@@ -121,6 +121,20 @@ describe('awaiting an Operation on a store whose reads may tear', () => {
     expect(store.reads).toBe(4);
   });
 
+  it('should read a terminal status until two reads agree, a status in flight once, and give up after five', async () => {
+    const confirmed = storeAnswering([torn, whole], true);
+    expect(await readOperation(new OGM({ store: confirmed, graph: G }), op)).toMatchObject({ failureState: '{"id":"door1"}' });
+    expect(confirmed.reads).toBe(3);
+    const inFlight = storeAnswering([running, torn], true);
+    expect(await readOperation(new OGM({ store: inFlight, graph: G }), op)).toMatchObject({ status: 'running' });
+    expect(inFlight.reads).toBe(1);
+    // A store that never answers the same twice: the last read, after five.
+    let n = 0;
+    const changing = storeAnswering([], true);
+    changing.select = () => Promise.resolve([{ st: literal('done'), res: literal(String(n++)) }]);
+    expect(await readOperation(new OGM({ store: changing, graph: G }), op)).toMatchObject({ status: 'done', result: '4' });
+  });
+
   it('should take the first terminal read on a store whose reads never tear', async () => {
     const store = storeAnswering([running, whole], false);
     expect(await waitForOperation(new OGM({ store, graph: G }), op, { timeoutMs: 5_000 })).toMatchObject({

@@ -43,6 +43,9 @@ describe.each(['embedded', 'remote'] as const)('store requests per Operation on 
     return { door, robot, counted };
   }
 
+  // A terminal status is read once, or until two reads agree where reads may tear (Virtuoso).
+  const checkReads = (): number => (suite.store!.readsMayTear === true ? 2 : 1);
+
   onStore(`should cost at most ${MAX_REQUESTS_PER_OPERATION} store requests per Operation, the waiting caller included`, async () => {
     const { door, robot, counted } = await pair();
     // Warm: the OGMs' ontology caches are filled once per process, not per Operation.
@@ -57,8 +60,10 @@ describe.each(['embedded', 'remote'] as const)('store requests per Operation on 
         workflowIri: mintWorkflowIri(door.serviceIri!, 'open'),
       });
       // The announced outcome is what the store holds.
+      const before = counted.length;
       expect(await robot.readOperation(op)).toEqual(outcome);
-      counted.length -= 1; // that check's own read
+      expect(counted.length - before).toBe(checkReads());
+      counted.length = before; // that check's own reads
     }
     expect(counted.length / OPERATIONS).toBeLessThanOrEqual(MAX_REQUESTS_PER_OPERATION);
     // Discovery and create by the caller, claim and terminal write by the receiver: no route read, no fetch, no status read.
@@ -75,6 +80,6 @@ describe.each(['embedded', 'remote'] as const)('store requests per Operation on 
     expect(outcome).toMatchObject({ status: 'failed', result: 'motor stalled', failureKind: 'error' });
     expect(outcome.deadline).toBeInstanceOf(Date);
     expect(await robot.readOperation(op)).toEqual(outcome);
-    expect(counted.length).toBe(reads + 1);
+    expect(counted.length).toBe(reads + checkReads());
   });
 });

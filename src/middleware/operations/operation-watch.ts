@@ -2,6 +2,7 @@ import { OperationResolutionError, OperationTimeoutError, ValueError } from '../
 import { assertIri, preview } from '../../iri/validate.js';
 import { LIMITS } from '../../limits.js';
 import type { OGM } from '../../ogm/ogm.js';
+import type { Bindings } from '../../store/triple-store.js';
 import { graphOf, type GraphOption } from '../../registration/classes.js';
 import { operationOutcomeQuery } from '../../queries/operations.js';
 import { isFailureKind, isOperationStatus, OperationStatus, TERMINAL_STATUSES, type FailureKind } from '../../vocab/status.js';
@@ -55,13 +56,36 @@ export interface WaitOptions extends GraphOption {
 
 /**
  * The Operation's status and outcome in ONE query, whatever its status; null when the
- * Operation has no status in the graph (it does not exist, or was reverted).
+ * Operation has no status in the graph (it does not exist, or was reverted). On a store whose
+ * reads may tear (`TripleStore.readsMayTear`), a terminal status is read until two reads agree.
  * @throws ValueError for a malformed IRI; StoreError.
  * @example const snap = await readOperation(ogm, operationIri); // { status: 'done', result: '"opened"', ... }
  */
 export async function readOperation(ogm: OGM, operationIri: string, options: GraphOption = {}): Promise<OperationSnapshot | null> {
   const op = assertIri(operationIri, 'operationIri');
-  const rows = await ogm.db.select(operationOutcomeQuery(graphOf(ogm, options), op));
+  const query = operationOutcomeQuery(graphOf(ogm, options), op);
+  let snapshot = snapshotOf(op, await ogm.db.select(query));
+  if (ogm.store.readsMayTear !== true) return snapshot;
+  // A terminal status is final, but on a store whose reads may tear a read that overlapped its
+  // write may hold only part of it (a failed Operation without its failure state, seen on
+  // Virtuoso): read again until two reads in a row agree.
+  for (let reads = 1; snapshot && isTerminal(snapshot.status) && reads < MAX_CONFIRMING_READS; reads++) {
+    const again = snapshotOf(op, await ogm.db.select(query));
+    if (again && sameSnapshot(again, snapshot)) return again;
+    snapshot = again;
+  }
+  return snapshot;
+}
+
+// Reads of a terminal snapshot until two agree; a write commits within a few, so more means a store that changes under us.
+const MAX_CONFIRMING_READS = 5;
+
+const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);
+const sameSnapshot = (a: OperationSnapshot, b: OperationSnapshot): boolean =>
+  JSON.stringify(snapshotJson(a)) === JSON.stringify(snapshotJson(b));
+
+/** The snapshot in the first row of an outcome query; null when the Operation has no status. */
+function snapshotOf(op: string, rows: Bindings[]): OperationSnapshot | null {
   const row = rows[0];
   if (!row?.st || !isOperationStatus(row.st.value)) return null;
   const snapshot: OperationSnapshot = { operationIri: op, status: row.st.value };
@@ -141,21 +165,11 @@ export async function waitForOperation(ogm: OGM, operationIri: string, options: 
     if (announced) return announced;
   }
   let pause = FIRST_POLL_MS;
-  let seen: string | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
     const snapshot = await readOperation(ogm, operationIri, options);
     if (!snapshot) throw new OperationResolutionError(`Operation <${operationIri}> does not exist (no svc:operationStatus in the graph)`);
-    if ((TERMINAL_STATUSES as readonly string[]).includes(snapshot.status)) {
-      // A terminal status is final, but a read that overlapped its write may hold only part of
-      // it on a store whose reads may tear: returned once two reads in a row agree.
-      if (ogm.store.readsMayTear !== true) return snapshot;
-      const text = JSON.stringify(snapshotJson(snapshot));
-      if (text === seen) return snapshot;
-      const first = seen === undefined;
-      seen = text;
-      if (first) continue;
-    }
+    if (isTerminal(snapshot.status)) return snapshot;
     const left = deadline - Date.now();
     if (left <= 0) throw new OperationTimeoutError(`Operation <${operationIri}> is still '${snapshot.status}' after ${timeoutMs} ms`);
     await sleep(Math.min(pause, left), options.signal);
