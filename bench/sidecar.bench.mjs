@@ -45,6 +45,7 @@ const PROXY_WARMUP = 300;
 const PROXY_CONNECTIONS = envInt('BENCH_PROXY_CONNECTIONS', 32);
 const PROXY_SECONDS = envInt('BENCH_PROXY_SECONDS', 10);
 const PROXY_ROUNDS = 2;
+const PROXY_WARMUP_SECONDS = 2;
 // The proxy hop's aims, relative to the bare Node proxy measured in the same run.
 const PROXY_OVERHEAD_AIM = 1.2;
 const PROXY_RATE_AIM = 12_000;
@@ -276,6 +277,10 @@ async function proxyLoad({ door, bare, reference }) {
   const names = Object.keys(targets);
   const runs = Object.fromEntries(names.map((name) => [name, []]));
   const seconds = PROXY_SECONDS / PROXY_ROUNDS;
+  // Warmed first, unmeasured: after some seconds idle, V8's memory reducer has shrunk a sidecar's
+  // heap and its first seconds of proxying cost about 20% more CPU per call (seen on door1 after
+  // the bench's idle RSS readings, against a reference sidecar just started).
+  for (const name of names) await proxyThroughput(...targets[name], PROXY_WARMUP_SECONDS);
   for (let r = 0; r < PROXY_ROUNDS; r++) {
     for (let k = 0; k < names.length; k++) {
       const which = names[(r + k) % names.length];

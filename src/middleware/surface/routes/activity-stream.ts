@@ -55,12 +55,21 @@ function namedEvents(req: Request): boolean {
 
 function open(res: Response, feed: ActivityFeed, at: { after: number | undefined; named: boolean }, options: ActivityStreamOptions): void {
   const { after, named } = at;
+  // Frames are sent together once per turn of the event loop: one write for all the entries of
+  // a busy moment rather than one each (a stream client added 18% to a proxied call's CPU).
+  let pending = '';
+  const flush = (): void => {
+    const frames = pending;
+    pending = '';
+    if (frames !== '' && !res.writableEnded && !res.destroyed) res.write(frames);
+  };
   const write = (frame: string): void => {
     if (res.writableEnded || res.destroyed) return;
-    res.write(frame);
+    if (pending === '') setImmediate(flush);
+    pending += frame;
     // A client that stopped reading is cut off rather than buffered without bound; it resumes
     // with Last-Event-ID and is told what it missed.
-    if (res.writableLength > options.maxBufferedBytes) res.destroy();
+    if (res.writableLength + pending.length > options.maxBufferedBytes) res.destroy();
   };
   const backlog = feed.entries({ after: after ?? 0 });
   if (after !== undefined && backlog.dropped > 0) {
@@ -71,7 +80,12 @@ function open(res: Response, feed: ActivityFeed, at: { after: number | undefined
   }
   for (const entry of backlog.entries) write(entryFrame(entry, named));
   // Nothing awaited since the backlog was read, so no entry can fall between it and the subscription.
-  const unsubscribe = feed.subscribe((entry) => write(entryFrame(entry, named)), { onClose: () => res.end() });
+  const unsubscribe = feed.subscribe((entry) => write(entryFrame(entry, named)), {
+    onClose: () => {
+      flush();
+      res.end();
+    },
+  });
   const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs);
   heartbeat.unref();
   res.on('close', () => {
