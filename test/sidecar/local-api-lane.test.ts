@@ -1,7 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { OperationResolutionError, ValueError } from '../../src/errors.js';
 import type { OperationSnapshot } from '../../src/middleware/operations/operation-watch.js';
@@ -10,7 +8,8 @@ import { withLocalApiLane } from '../../src/sidecar/local-api-lane.js';
 import type { LocalApiTarget } from '../../src/sidecar/local-api-routes.js';
 import { localApiApp } from '../../src/sidecar/local-api.js';
 import { HandoverSessions } from '../../src/sidecar/handover-sessions.js';
-import { rawHttp, rawRequest, type RawAnswer } from '../fuzz/support/raw-http.js';
+import { rawHttp, rawRequest } from '../fuzz/support/raw-http.js';
+import { laneComparison } from '../support/lane-comparison.js';
 
 const TOKEN = 'local-api-lane-token-0123456789';
 const OTHER = 'local-api-lane-other-0123456789';
@@ -26,23 +25,6 @@ const DONE: OperationSnapshot = {
   createdAt: new Date('2026-11-29T10:00:00.000Z'),
   finishedAt: new Date('2026-11-29T10:00:01.000Z'),
 };
-
-/** What a client can tell of an answer: everything but the Date header. */
-function comparable(answer: RawAnswer): { status: number | undefined; headers: string[]; body: string } {
-  const headers = answer.head
-    .split('\r\n')
-    .slice(1)
-    .filter((h) => !/^date:/i.test(h))
-    .map((h) => h.toLowerCase())
-    .sort();
-  return { status: answer.status, headers, body: answer.body };
-}
-
-async function listenOn(listener: RequestListener): Promise<{ server: Server; port: number }> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
-}
 
 const auth = `Authorization: Bearer ${TOKEN}`;
 
@@ -162,40 +144,21 @@ describe('the lane of the local API', () => {
   const handovers = new HandoverSessions(() => Promise.reject(new Error('no handovers here')));
   const target: LocalApiTarget = { middleware, handovers, caller: 'local-api:token' };
   const app = localApiApp({ middleware, listen: { port: 0, token: TOKENS }, logger, bodyLimitBytes: LIMIT }, target);
-  let expressCalls = 0;
-  let viaExpress: { server: Server; port: number };
-  let viaLane: { server: Server; port: number };
-
-  beforeAll(async () => {
-    viaExpress = await listenOn(app);
-    const counted: RequestListener = (req, res) => {
-      expressCalls += 1;
-      app(req, res);
-    };
-    viaLane = await listenOn(withLocalApiLane(target, { bodyLimitBytes: LIMIT, token: TOKENS, what: 'the test token', logger }, counted));
-  });
-  afterAll(async () => {
-    for (const { server } of [viaExpress, viaLane]) await new Promise((resolve) => server.close(resolve));
-  });
+  const lanes = laneComparison(app, (counted) =>
+    withLocalApiLane(target, { bodyLimitBytes: LIMIT, token: TOKENS, what: 'the test token', logger }, counted),
+  );
 
   it.each(LANE_CASES)('should serve %s itself, with the bytes express would send', async (_name, request) => {
-    const before = expressCalls;
-    const lane = await rawRequest({ port: viaLane.port }, request);
-    expect(expressCalls).toBe(before);
-    expect(comparable(lane)).toEqual(comparable(await rawRequest({ port: viaExpress.port }, request)));
-    expect(lane.status).toBeDefined();
+    expect((await lanes.expectServedByLane(request)).status).toBeDefined();
   });
 
   it.each(EXPRESS_CASES)('should hand %s to express', async (_name, request) => {
-    const before = expressCalls;
-    const lane = await rawRequest({ port: viaLane.port }, request);
-    expect(expressCalls).toBe(before + 1);
-    expect(comparable(lane)).toEqual(comparable(await rawRequest({ port: viaExpress.port }, request)));
+    await lanes.expectHandedToExpress(request);
   });
 
   it('should request for the caller its token names, with every field, and answer what express answers', async () => {
     const answer = async (request: Buffer) => {
-      const { status, body } = await rawRequest({ port: viaLane.port }, request);
+      const { status, body } = await rawRequest({ port: lanes.lanePort }, request);
       return { status, body: JSON.parse(body) as unknown };
     };
     requested.length = 0;

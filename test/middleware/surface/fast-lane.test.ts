@@ -1,34 +1,17 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
-import { connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { DeviceTimeoutError } from '../../../src/device/errors.js';
 import { INVALID_UTF8_DETAIL } from '../../../src/http/json-body.js';
 import { createApp } from '../../../src/middleware/surface/app.js';
 import { withWorkflowFastLane } from '../../../src/middleware/surface/workflow-fast-lane.js';
-import { rawHttp, rawRequest, type RawAnswer } from '../../fuzz/support/raw-http.js';
+import { rawHttp, rawRequest } from '../../fuzz/support/raw-http.js';
+import { laneComparison } from '../../support/lane-comparison.js';
 import { fakeSurface, logSink } from './support/serve.js';
 
 const TOKEN = 'fast-lane-token-0123456789';
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-/** What a client can tell of an answer: everything but the Date header. */
-function comparable(answer: RawAnswer): { status: number | undefined; headers: string[]; body: string } {
-  const headers = answer.head
-    .split('\r\n')
-    .slice(1)
-    .filter((h) => !/^date:/i.test(h))
-    .map((h) => h.toLowerCase())
-    .sort();
-  return { status: answer.status, headers, body: answer.body };
-}
-
-async function listenOn(listener: RequestListener): Promise<{ server: Server; port: number }> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
-}
 
 function post(path: string, body: Buffer | string, headers: string[] = ['Content-Type: application/json']): Buffer {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -134,41 +117,19 @@ describe('the fast lane of workflows, states and the event trigger', () => {
     throw new Error('the door is jammed');
   });
   const app = createApp(surface);
-  let expressCalls = 0;
-  let viaExpress: { server: Server; port: number };
-  let viaLane: { server: Server; port: number };
-
-  beforeAll(async () => {
-    viaExpress = await listenOn(app);
-    viaLane = await listenOn(
-      withWorkflowFastLane(surface, (req, res) => {
-        expressCalls += 1;
-        app(req, res);
-      }),
-    );
-  });
-  afterAll(async () => {
-    for (const { server } of [viaExpress, viaLane]) await new Promise((resolve) => server.close(resolve));
-  });
+  const lanes = laneComparison(app, (counted) => withWorkflowFastLane(surface, counted));
 
   it.each(LANE_CASES)('should serve %s itself, with the bytes express would send', async (_name, request) => {
-    const before = expressCalls;
-    const lane = await rawRequest({ port: viaLane.port }, request);
-    expect(expressCalls).toBe(before);
-    expect(comparable(lane)).toEqual(comparable(await rawRequest({ port: viaExpress.port }, request)));
-    expect(lane.status).toBeDefined();
+    expect((await lanes.expectServedByLane(request)).status).toBeDefined();
   });
 
   it.each(EXPRESS_CASES)('should hand %s to express', async (_name, request) => {
-    const before = expressCalls;
-    const lane = await rawRequest({ port: viaLane.port }, request);
-    expect(expressCalls).toBe(before + 1);
-    expect(comparable(lane)).toEqual(comparable(await rawRequest({ port: viaExpress.port }, request)));
+    await lanes.expectHandedToExpress(request);
   });
 
   it('should answer what the handlers return and refuse what express refuses', async () => {
     const answer = async (request: Buffer) => {
-      const { status, body } = await rawRequest({ port: viaLane.port }, request);
+      const { status, body } = await rawRequest({ port: lanes.lanePort }, request);
       return { status, body: JSON.parse(body) as unknown };
     };
     expect(await answer(LANE_CASES[1]![1])).toEqual({ status: 200, body: { speed: 3, side: 'left' } });
@@ -191,13 +152,13 @@ describe('the fast lane of workflows, states and the event trigger', () => {
     for (const refused of [21, 22, 23]) expect((await answer(LANE_CASES[refused]![1])).status).toBe(422);
     expect((await answer(LANE_CASES[24]![1])).status).toBe(400);
     // A "__proto__" key of the query or the body is an argument like any other.
-    const proto = await rawRequest({ port: viaLane.port }, LANE_CASES[25]![1]);
+    const proto = await rawRequest({ port: lanes.lanePort }, LANE_CASES[25]![1]);
     expect(proto.status).toBe(200);
     expect(proto.body).toBe('{"__proto__":{"admin":true},"side":"left","a":1}');
   });
 
   it('should not run a workflow whose caller closed the connection before sending the whole body, and serve the next caller', async () => {
-    const socket = connect(viaLane.port, '127.0.0.1');
+    const socket = connect(lanes.lanePort, '127.0.0.1');
     await once(socket, 'connect');
     socket.write(
       rawHttp('POST', '/workflows/count/execute', [auth, 'Content-Type: application/json', 'Content-Length: 100'], Buffer.from('{"a":')),
@@ -205,7 +166,7 @@ describe('the fast lane of workflows, states and the event trigger', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     await once(socket, 'close');
-    const after = await rawRequest({ port: viaLane.port }, post('/workflows/count/execute', '{}', [auth]));
+    const after = await rawRequest({ port: lanes.lanePort }, post('/workflows/count/execute', '{}', [auth]));
     expect(after.status).toBe(200);
     expect(counted).toBe(1);
   });
