@@ -14,7 +14,7 @@ const USAGE = `Usage: node bridge.mjs --kind door|robot|conveyor (--socket PATH 
   --kind        which device to simulate (required)
   --socket      listen on this Unix socket (a stale socket file is removed first)
   --port        listen on 127.0.0.1:N (0 picks a free port; the listening line names it)
-  --delay-ms    time a workflow takes before it answers (default 50)
+  --delay-ms    time a workflow takes before it answers (default 50; 0: at once)
   --fail-rate   share of workflow calls that fail with 500, 0..1 (default 0)`;
 
 /** The simulated devices: their initial state, workflows (POST /<name>) and state reads. */
@@ -152,7 +152,8 @@ async function runWorkflow(device, opts, workflow, req, res, seen) {
   const args = await readJson(req);
   if (typeof args.operation === 'string') seen.operation = args.operation;
   if (args.hang === true) return; // never answers: the sidecar's timeout must catch this
-  await new Promise((resolve) => setTimeout(resolve, opts.delayMs));
+  // 0 answers at once: even a 0 ms timer waits for the next millisecond tick of the event loop.
+  if (opts.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, opts.delayMs));
   if (typeof args.fail === 'string') return send(res, 500, { detail: args.fail });
   if (Math.random() < opts.failRate) return send(res, 500, { detail: `injected failure (fail-rate ${opts.failRate})` });
   const answer = { ok: true, ...workflow(device.state, args) };
