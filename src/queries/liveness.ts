@@ -141,6 +141,23 @@ export function strandedOperationsMatch(
 }
 
 /**
+ * `SELECT DISTINCT ?survivor`: every Service with `svc:address` that realizes, through one of its
+ * Workflows, a Capability of the resource of one of `dead` (one `VALUES` block). Only these can
+ * shield an Operation the batch strands, so the sweep names no other spared Service in its
+ * failing update: where long heartbeat intervals spare thousands of Services across a plant, the
+ * update would otherwise carry every one of them (Virtuoso refuses such a block near 10,000).
+ */
+export function batchRealizersQuery(graph: string, dead: readonly ServiceCutoff[]): string {
+  const [deadService, capability, survivor] = [variable('dead'), variable('capability'), variable('survivor')];
+  const body = sparql`VALUES ${deadService} { ${concat(dead.map((s) => sparql`${s.service}`))} }
+    ${deadService} ${namedNode(svc.isServiceOf)} ?resource .
+    ?resource ${namedNode(cfc.hasCapability)} ${capability} .
+    ${realizerOf(capability, survivor)}
+    ${survivor} ${address} ?survivorAddress .`;
+  return sparql`SELECT DISTINCT ${survivor} WHERE { ${graphFragment(graph, body)} }`.text;
+}
+
+/**
  * `SELECT ?s ?hb ?interval` of every Service stale at the threshold's `cutoff` (see
  * {@link staleServicePattern}), with each of its heartbeats and `sm:heartbeatInterval` values
  * (unbound when it has none), so the reader can spare those alive by their own interval.

@@ -2,7 +2,7 @@ import { StoreError, ValueError } from '../errors.js';
 import { preview } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import type { OGM } from '../ogm/ogm.js';
-import { type ServiceCutoff, stillStaleServicesAndPartsMatch, strandedOperationsMatch } from '../queries/liveness.js';
+import { batchRealizersQuery, type ServiceCutoff, stillStaleServicesAndPartsMatch, strandedOperationsMatch } from '../queries/liveness.js';
 import { matchedOnce } from '../queries/services.js';
 import type { NamedNodeTerm } from '../store/terms.js';
 import { FailureKind, OperationStatus } from '../vocab/status.js';
@@ -45,7 +45,10 @@ export interface SweepOptions extends StalenessOptions {
  *    - one `OGM.commitMatching` removing `svc:address` and the Workflow and StateProperty
  *      endpoints of each Service of the batch whose staleness still holds.
  *
- * So `1 + 2 x ceil(stale / batchSize)` requests. Failing comes first because a deregistered
+ * So `1 + 2 x ceil(stale / batchSize)` requests, and one read more per batch when the find
+ * spared some Service by its own interval: it narrows those survivors to the ones realizing a
+ * Capability of the batch's resources, so the failing update never lists every Service a long
+ * interval spares across the plant. Failing comes first because a deregistered
  * Service is no longer found stale: had the failing update been lost after the deregistration,
  * no later sweep would find the Operations stranded (a Service deregistered on purpose keeps its
  * queue for its restart). In this order a batch the store fails at either step is found again by
@@ -120,8 +123,9 @@ async function deregister(sweep: Sweep, batch: readonly ServiceCutoff[]): Promis
 
 /** One update failing the Operations stranded by the batch's (still stale) Services. */
 async function failStranded(sweep: Sweep, batch: readonly ServiceCutoff[]): Promise<void> {
+  const spared = sweep.spared.length === 0 ? sweep.spared : await sparedRealizers(sweep, batch);
   await sweep.ogm.commitMatching({
-    match: matchedOnce(strandedOperationsMatch(batch, sweep.cutoff, sweep.spared)),
+    match: matchedOnce(strandedOperationsMatch(batch, sweep.cutoff, spared)),
     subjectClass: cfc.Operation,
     set: {
       [svc.operationStatus]: OperationStatus.FAILED,
@@ -131,6 +135,16 @@ async function failStranded(sweep: Sweep, batch: readonly ServiceCutoff[]): Prom
     },
     graph: sweep.graph,
   });
+}
+
+/**
+ * The spared Services that realize a Capability of one of the batch's resources (one read): the
+ * only ones the batch's failing update needs to know as survivors.
+ */
+async function sparedRealizers(sweep: Sweep, batch: readonly ServiceCutoff[]): Promise<NamedNodeTerm[]> {
+  const rows = await sweep.ogm.db.select(batchRealizersQuery(sweep.graph, batch));
+  const realizers = new Set(rows.map((row) => row.survivor?.value));
+  return sweep.spared.filter((service) => realizers.has(service.value));
 }
 
 /**

@@ -200,6 +200,38 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     expect(await statusOf(queued)).toBe('failed');
   });
 
+  onStore('should name in its failing update only the spared Services that realize a Capability of the swept resources', async () => {
+    const dead = await service({ address: CONTROLLER_ADDRESS, heartbeat: OLD, workflowCapability: CAP_OPEN });
+    const live = await service({ address: 'http://127.0.0.1:8203', heartbeat: ago(100_000), workflowCapability: CAP_OPEN });
+    await intervalOf(live, '60000');
+    // Services of other machines, each alive only by its own long interval too.
+    const elsewhere: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const resource = `https://example.org/test/machine${i}`;
+      const address = `http://127.0.0.1:${8300 + i}`;
+      const other = await service({ resource, address, heartbeat: ago(100_000), workflowCapability: mintCapabilityIri(resource, 'open') });
+      await intervalOf(other, '60000');
+      elsewhere.push(other);
+    }
+    const queued = await operation(CAP_OPEN, 'queued');
+    const hooked = new HookedStore(suite.store!);
+    const updates: string[] = [];
+    hooked.beforeUpdate = (_n, text) => void updates.push(text);
+    const watchdog = new OGM({ store: hooked, graph: G, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+    await watchdog.tbox();
+    const before = suite.store!.requestCount;
+    expect(await sweepStaleServices(watchdog, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([dead]);
+    // The find, the read narrowing the spared ones, the failing and the deregistering update, and
+    // the shapes this new OGM reads once, at its first write.
+    expect(suite.store!.requestCount - before).toBe(5);
+    // The live twin still shields the queued Operation; no other spared Service is named.
+    expect(await statusOf(queued)).toBe('queued');
+    expect(updates).toHaveLength(2);
+    expect(updates[0]).toContain(live);
+    for (const other of elsewhere) expect(updates.join('\n')).not.toContain(other);
+    expect(await values(live, svc.address)).toEqual(['http://127.0.0.1:8203']);
+  });
+
   onStore('should judge hostile or odd interval values by the threshold alone, and several by the smallest', async () => {
     const odd = [['-60000'], ['0'], ['abc'], ['99999999999999999999'], ['60000.5'], ['1e9']];
     const services: string[] = [];
