@@ -16,12 +16,15 @@ import { timeEach } from './support.mjs';
 const OPEN = { capabilityClass: plant.DoorOpeningCapability, workflowClass: plant.OpenDoorWorkflow, name: 'open' };
 export const OPEN_REQUEST = { capabilityClass: plant.DoorOpeningCapability, operationClass: plant.OpenDoorOperation };
 
-/** Passes every call to `inner`, counting calls by method and the store requests they caused. */
-function countingStore(inner) {
+/**
+ * Passes every call to `inner`, counting calls by method and the store requests they caused;
+ * `onCall(method, args)` sees each call first.
+ */
+function countingStore(inner, onCall = () => undefined) {
   const calls = { select: 0, ask: 0, update: 0, conditionalUpdate: 0 };
   const wrap =
     (method) =>
-    (...args) => ((calls[method] += 1), inner[method](...args));
+    (...args) => (onCall(method, args), (calls[method] += 1), inner[method](...args));
   return {
     calls,
     get description() {
@@ -72,11 +75,70 @@ export function terminalWatch(feed) {
   };
 }
 
-/** Opens the embedded store in memory, or the remote endpoint `url`; provisioned with the example plant. */
-export async function openBenchStore(url) {
+/**
+ * Opens the embedded store in memory, or the remote endpoint `url`; provisioned with the example
+ * plant unless `provision` is false (a store the run provisioned already).
+ */
+export async function openBenchStore(url, { provision = true } = {}) {
   const store = url ? openRemoteStore({ queryUrl: url }) : await openEmbeddedStore({});
-  await provisionOntology(store, { files: [...BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE] });
+  if (provision) await provisionOntology(store, { files: [...BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE] });
   return store;
+}
+
+/**
+ * A door1 receiver (instant work, activity feed on) and a robot1 requester in this process, each
+ * on its own store handle, in `graph`, without heartbeats. `stop()` stops both.
+ */
+async function startPair(stores, graph) {
+  const logger = createLogger({ level: 'silent' });
+  const ogm = (s) => new OGM({ store: s, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
+  const common = { serviceClass: plant.ControllerService, port: 0, heartbeatInterval: null, logger };
+  const door = new SemanticMiddleware({ ...common, resourceIri: plant.door1, ogm: ogm(stores.receiver), activityFeed: true });
+  door.workflow(OPEN, () => 'opened');
+  door.registerCallback(() => 'opened');
+  const robot = new SemanticMiddleware({ ...common, resourceIri: plant.robot1, ogm: ogm(stores.requester) });
+  const stop = async () => {
+    await robot.stop();
+    await door.stop();
+  };
+  try {
+    await door.start();
+    await robot.start();
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+  return { door, robot, terminal: terminalWatch(door.activity), stop };
+}
+
+/**
+ * The writes of one dispatched Operation as this build sends them (the requester's create, the
+ * receiver's claim and terminal write), captured from a pair in this process on `store`, in
+ * `graph`, after a few Operations that warm its caches. Resolves with the texts, the Operation's
+ * IRI (each text names it) and `close()`, which stops the pair and drops the graph: until then
+ * the texts can be sent again to the same store.
+ */
+export async function captureLifecycleWrites(store, graph) {
+  let writes = [];
+  const recording = countingStore(store, (method, [text]) => {
+    if (method === 'update' || method === 'conditionalUpdate') writes.push(text);
+  });
+  const pair = await startPair({ requester: recording, receiver: recording }, graph);
+  const close = async () => {
+    await pair.stop();
+    await store.update(sparql`DROP SILENT GRAPH ${namedNode(graph)}`.text);
+  };
+  try {
+    for (let i = 0; i < 3; i++) await pair.terminal(await pair.robot.request(OPEN_REQUEST));
+    writes = [];
+    const operation = await pair.robot.request(OPEN_REQUEST);
+    await pair.terminal(operation);
+    if (writes.length !== 3) throw new Error(`a dispatched Operation made ${writes.length} writes, not 3 (create, claim, terminal)`);
+    return { writes, operation, close };
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
 }
 
 /**
@@ -85,18 +147,11 @@ export async function openBenchStore(url) {
  * per Operation each side made to the store, by method, and the store requests per Operation.
  */
 export async function dispatchInProcess(store, { n, graph }) {
-  const logger = createLogger({ level: 'silent' });
   const sides = { requester: countingStore(store), receiver: countingStore(store) };
-  const ogm = (s) => new OGM({ store: s, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
-  const common = { serviceClass: plant.ControllerService, port: 0, heartbeatInterval: null, logger };
-  const door = new SemanticMiddleware({ ...common, resourceIri: plant.door1, ogm: ogm(sides.receiver), activityFeed: true });
-  door.workflow(OPEN, () => 'opened');
-  door.registerCallback(() => 'opened');
-  const robot = new SemanticMiddleware({ ...common, resourceIri: plant.robot1, ogm: ogm(sides.requester) });
+  let pair;
   try {
-    await door.start();
-    await robot.start();
-    const terminal = terminalWatch(door.activity);
+    pair = await startPair(sides, graph);
+    const { robot, terminal } = pair;
     const snapshot = () => ({
       requester: { ...sides.requester.calls },
       receiver: { ...sides.receiver.calls },
@@ -115,8 +170,7 @@ export async function dispatchInProcess(store, { n, graph }) {
     const perOp = (side) => Object.fromEntries(Object.keys(end[side]).map((k) => [k, (end[side][k] - base[side][k]) / n]));
     return { ms, requester: perOp('requester'), receiver: perOp('receiver'), requests: (end.requests - base.requests) / n };
   } finally {
-    await robot.stop();
-    await door.stop();
+    await pair?.stop();
     await store.update(sparql`DROP SILENT GRAPH ${namedNode(graph)}`.text);
   }
 }
