@@ -303,9 +303,10 @@ async function proxyLoad({ door, bare, reference }) {
 }
 
 /** K requesters, each dispatching and awaiting the outcome until SECONDS are up. */
-async function throughput(robot, watch, pids, storePid) {
+async function throughput(robot, watch, pids, storePid, log) {
   const api = jsonClient({ socketPath: robot.localApi });
   const peaks = rssPeaks(pids);
+  const base = await log.snapshot();
   const cpu = await cpuOf([...pids, storePid]);
   const ms = [];
   let failed = 0;
@@ -328,7 +329,10 @@ async function throughput(robot, watch, pids, storePid) {
   const seconds = (performance.now() - started) / 1000;
   // The same three processes as the sequential row, busy: no idle wake-up between Operations.
   const cpuPerOp = (await cpuOf([...pids, storePid])).since(cpu).map((used) => used / Math.max(1, ms.length));
-  return { ms, failed, perSecond: ms.length / seconds, peaks: peaks.stop(), cpuPerOp };
+  const end = await log.snapshot();
+  // Operations still in flight at the deadline were awaited above, so every request counted is theirs.
+  const requestsPerOp = (end.total - (base.total ?? 0)) / Math.max(1, ms.length + failed);
+  return { ms, failed, perSecond: ms.length / seconds, peaks: peaks.stop(), cpuPerOp, requestsPerOp };
 }
 
 /** A row holding one figure rather than timings. */
@@ -419,7 +423,7 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
     row(`dispatch under load, ${K} requesters`, load.ms, {
       value: load.perSecond,
       unit: 'ops/s',
-      note: `${SECONDS} s, ${load.failed} failed`,
+      note: `${SECONDS} s, ${load.failed} failed; ${round(load.requestsPerOp)} store requests/Operation`,
     }),
     figure('store requests per Operation', e2e.perOp.total, 'store requests/op', {
       n: N,
@@ -472,7 +476,7 @@ async function measure(kids, dir) {
     const floor = await dispatchFloor(plant.store.first.trim(), { n: N, warmup: 300 });
     const client = await clientLatency(robotApi);
     const proxy = await proxyHop(plant, kids);
-    const load = await throughput(robot, watch, [door.pid, robot.pid], plant.store.pid);
+    const load = await throughput(robot, watch, [door.pid, robot.pid], plant.store.pid, plant.log);
     // What the work left resident: the young generation V8 grew under load, caches, buffers.
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);

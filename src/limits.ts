@@ -137,6 +137,14 @@ export const LIMITS = Object.freeze({
   /** Largest concurrency a callback may ask for (`registerCallback`'s `concurrency`). */
   maxCallbackConcurrency: 256,
   /**
+   * Longest a busy receiver's event trigger waits for the claim of the Operation it carries,
+   * which then tells whether the receiver takes it, instead of reading the Operation first (one
+   * store request more). It waits only when the runners' recent pace says the claim comes within
+   * this time, and reads after twice this time all the same; so with slow work, or a long queue,
+   * the trigger reads at once and answers as before.
+   */
+  triggerClaimWaitMs: 25,
+  /**
    * Individuals whose classes one OGM remembers, so that a commit validates without reading
    * them. Above a sidecar's working set (its own Service, Workflows, StateProperties and
    * Capabilities, and the Operations in flight, at most {@link maxCallbackConcurrency} running);

@@ -1,4 +1,4 @@
-import { describe, expect, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
@@ -8,6 +8,7 @@ import { registerService, registerWorkflow, makeServiceReachable, servicesOfReso
 import { buildWorkflowEndpoint } from '../../src/iri/index.js';
 import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
+import { LIMITS } from '../../src/limits.js';
 
 /** The cancel watch's query (`cancelRequestsQuery`): the running Operations, and a cancel request of theirs. */
 const CANCEL_WATCH = /VALUES \?op[^}]*\}\s*\?op <https:\/\/w3id\.org\/semantic-middleware#cancelRequested>/u;
@@ -75,7 +76,13 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     expect(calls).toEqual(['update', 'update']);
   });
 
-  onStore('should resolve with one read an Operation triggered while the receiver is busy, and claim it after', async () => {
+  /**
+   * A door whose store calls are counted (`calls`, from the held Operation's claim on), whose
+   * callback holds the Operation with `testAngle` 2 until `held` opens, a caller, and that
+   * Operation (`first`) running. With `paced`, two quick Operations run first, so the worker
+   * knows its pace (a claim takes a few ms); without, it has timed no claim yet.
+   */
+  async function busyDoor({ paced }: { paced: boolean }) {
     const observed = new FlakyStore(suite.store!);
     const calls: string[] = [];
     observed.failing = (kind, text) => (CANCEL_WATCH.test(text) || calls.push(kind), false);
@@ -84,21 +91,65 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     const ran: number[] = [];
     door.registerCallback(async ({ data }) => {
       ran.push(Number(data.testAngle));
-      if (ran.length === 1) await held.promise;
+      if (Number(data.testAngle) === 2) await held.promise;
       return 'opened';
     });
     await door.start();
     const robot = await caller();
+    for (const angle of paced ? [0, 1] : []) {
+      const op = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = angle));
+      expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+    }
     calls.length = 0;
-    const first = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 1));
-    await until(() => ran.length === 1, 'the first Operation to run');
-    // The only runner is busy: the second trigger is answered after one read, with the Operation queued.
-    const second = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 2));
+    const first = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 2));
+    await until(() => ran.includes(2), 'the held Operation to run');
+    return { door, robot, calls, held, ran, first };
+  }
+
+  onStore('should resolve with one read an Operation triggered while the receiver is busy, and claim it after', async () => {
+    const { door, robot, calls, held, ran, first } = await busyDoor({ paced: false });
+    // The only runner is busy and has no pace yet: the second trigger is answered after one read, with the Operation queued.
+    const second = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
     expect(door.queued).toEqual([second]);
     expect(calls).toEqual(['update', 'select']);
     held.open();
     for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
-    expect(ran).toEqual([1, 2]);
+    expect(ran).toEqual([2, 3]);
+    expect(calls).toEqual(['update', 'select', 'update', 'update', 'update']);
+  });
+
+  // Embedded only: the claim must come within 2 x LIMITS.triggerClaimWaitMs of the trigger, which a
+  // loaded remote store may not give (the trigger then reads, as the next test shows).
+  (kind === 'embedded' ? onStore : it.skip)(
+    'should answer a trigger that finds the receiver busy once its claim applied, without a read, when the claim comes soon',
+    async () => {
+      const { door, robot, calls, held, ran, first } = await busyDoor({ paced: true });
+      let answered = false;
+      const requested = robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
+      void requested.then(() => (answered = true));
+      // Enqueued in its place at once; its trigger waits for the claim.
+      while (door.queued.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(false);
+      held.open();
+      const second = await requested;
+      for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+      expect(ran).toEqual([0, 1, 2, 3]);
+      // Claim and terminal write of each, no read of the second.
+      expect(calls).toEqual(['update', 'update', 'update', 'update']);
+    },
+  );
+
+  onStore('should read an Operation whose trigger found the receiver busy when its claim is late, and run it once, in order', async () => {
+    const { door, robot, calls, held, ran, first } = await busyDoor({ paced: true });
+    // The held Operation keeps the only runner: the trigger waits for the claim, then reads.
+    const started = performance.now();
+    const second = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2 * LIMITS.triggerClaimWaitMs - 2);
+    expect(door.queued).toEqual([second]);
+    expect(calls).toEqual(['update', 'select']);
+    held.open();
+    for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+    expect(ran).toEqual([0, 1, 2, 3]);
     expect(calls).toEqual(['update', 'select', 'update', 'update', 'update']);
   });
 

@@ -1,5 +1,6 @@
 import { OperationResolutionError, TransitionConflictError, UnavailableError } from '../../errors.js';
 import { assertIri } from '../../iri/validate.js';
+import { LIMITS } from '../../limits.js';
 import { OperationStatus } from '../../vocab/status.js';
 import type { MiddlewareContext } from '../runtime/context.js';
 import type { TriggerAnswer } from '../surface/contract.js';
@@ -66,6 +67,8 @@ export interface TriggerWorker {
   kick(): void;
   /** True when an Operation enqueued now would be claimed in the same step. */
   takesAtOnce(): boolean;
+  /** About how long until an Operation enqueued now is claimed, in ms; undefined when not known. */
+  expectedClaimWaitMs(): number | undefined;
 }
 
 /**
@@ -74,7 +77,10 @@ export interface TriggerWorker {
  * worker would take it at once, the trigger answers only after the claim applied, which spares
  * the read: the claim is then the store request that tells whether the receiver can take the
  * Operation (a receiver that cannot reach its store must refuse the trigger, so that the caller
- * reverts). Otherwise one read resolves the Operation before it is enqueued.
+ * reverts). So does a busy worker whose recent pace says the claim comes within
+ * `LIMITS.triggerClaimWaitMs`: the Operation is enqueued at once, in its place, and the trigger
+ * waits for its claim, reading it only when the claim is later than twice that. Otherwise one
+ * read resolves the Operation before it is enqueued.
  * @throws ValueError for a malformed IRI; UnavailableError (503) unless started, or in
  *   watchdog mode; OperationResolutionError (404) when no such Operation exists;
  *   TransitionConflictError (409) when it is not queued or not addressed to this Service, or does
@@ -103,6 +109,20 @@ export async function handleTrigger(
     }
     return answer;
   }
+  if (described && (worker.expectedClaimWaitMs() ?? Infinity) <= LIMITS.triggerClaimWaitMs) {
+    const { waiter, claimed } = claimWaiter();
+    const entry = Object.assign(describedEntry(ctx, iri, serviceIri, described), { claimWaiter: waiter });
+    if (!enqueue(ctx, entry, worker, trace)) return answer;
+    try {
+      if (await claimedWithin(claimed, 2 * LIMITS.triggerClaimWaitMs)) return answer;
+    } catch (error) {
+      throw await whyNotClaimed(ctx, iri, serviceIri, error);
+    }
+    // Late: the read tells, as it would have at once. The entry stays in its place; should the
+    // Operation not be what was described, its claim's compare-and-set fails and drops it.
+    await resolveEntry(ctx, iri, serviceIri);
+    return answer;
+  }
   const route = await resolveEntry(ctx, iri, serviceIri);
   // Checked again after the read: the instance may have begun stopping, or a concurrent
   // trigger for the same Operation may have enqueued it meanwhile.
@@ -110,6 +130,21 @@ export async function handleTrigger(
   const deadline = route.deadline && { deadline: route.deadline };
   enqueue(ctx, described ? Object.assign(describedEntry(ctx, iri, serviceIri, described), deadline) : route, worker, trace);
   return answer;
+}
+
+/**
+ * True once `claimed` resolves within `ms`, false when it has not by then (a later rejection is
+ * then nobody's to answer: it settles nothing); rejects when the claim failed in time.
+ */
+function claimedWithin(claimed: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    claimed.then(
+      () => (clearTimeout(timer), resolve(true)),
+      // A ClaimWaiter rejects with an Error only.
+      (error: Error) => (clearTimeout(timer), reject(error)),
+    );
+  });
 }
 
 /** Enqueues an entry under the trigger's trace and kicks the worker; false when it was queued already. */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { OperationQueueEmpty, RuntimeError, StoreError, ValueError } from '../../errors.js';
 import { preview } from '../../iri/validate.js';
 import { LIMITS } from '../../limits.js';
@@ -37,6 +38,8 @@ export class CallbackWorker {
   private readonly stopped = new AbortController();
   /** Settles once the callback of the last Operation taken has started, or its claim ended. */
   private lastStart: Promise<void> = Promise.resolve();
+  /** How long a claim has recently kept a runner, in ms (a moving average); unknown before the first. */
+  private claimMs: number | undefined;
 
   constructor(
     private readonly ctx: MiddlewareContext,
@@ -88,9 +91,24 @@ export class CallbackWorker {
     );
   }
 
+  /**
+   * About how long until an Operation enqueued now is claimed, in ms, from the recent pace of the
+   * runners: undefined when no callback would claim it, or when no claim has been timed yet.
+   */
+  expectedClaimWaitMs(): number | undefined {
+    if (this.callback === undefined || this.ctx.phase !== 'started' || this.stopped.signal.aborted) return undefined;
+    if (this.claimMs === undefined) return undefined;
+    return Math.ceil((this.ctx.queue.size + 1) / this.callback.concurrency) * this.claimMs;
+  }
+
   /** Stops taking new work (the claims in flight, if any, are left to stop()'s grace period). */
   stop(): void {
     this.stopped.abort();
+  }
+
+  /** Folds one claim's duration into the moving average (weight 1/4, so a change of pace shows within a few claims). */
+  private timeClaim(ms: number): void {
+    this.claimMs = this.claimMs === undefined ? ms : this.claimMs + (ms - this.claimMs) / 4;
   }
 
   private async drain(): Promise<void> {
@@ -110,7 +128,14 @@ export class CallbackWorker {
           started();
           claimed.result = await callInTrace(trace, fn, claimed);
         });
-        await this.claim(body, scope).finally(started);
+        const claimStarted = performance.now();
+        const timed = (): void => this.timeClaim(performance.now() - claimStarted);
+        await this.claim(body, scope)
+          .finally(started)
+          .then(timed, (error: unknown) => {
+            if (!(error instanceof OperationQueueEmpty)) timed();
+            throw error;
+          });
         storeFailures = 0;
       } catch (error) {
         if (error instanceof OperationQueueEmpty) break;
