@@ -183,17 +183,25 @@ describe.each(STORE_KINDS)('door1 killed with -9 at random points and restarted 
         history.push(`${round}:${point}`);
         const port = door.port;
         await killAt(point, round, rng);
+        const killed = door;
         door = await restart(port);
+        // What was left unfinished at the last look, for the message should it stay so.
+        let unfinished: string[] = [];
         await until(
           async () => {
             const index = await readGraph(cell.client, cell.graph);
-            return taken(index).every((op) => ['done', 'failed'].includes(values(index, op.iri, svc.operationStatus)[0] ?? ''))
-              ? index
-              : undefined;
+            const statuses = (op: Requested): string[] => values(index, op.iri, svc.operationStatus);
+            unfinished = taken(index)
+              .filter((op) => !['done', 'failed'].includes(statuses(op)[0] ?? ''))
+              .map(
+                (op) =>
+                  `${op.iri} (round ${op.round}, ${op.point}): statuses ${JSON.stringify(statuses(op))}, ${device.executions(op.iri).length} device runs`,
+              );
+            return unfinished.length === 0 ? index : undefined;
           },
           `seed ${runSeed}, round ${round} (${history.join(' ')}): every Operation terminal`,
           30_000,
-          () => door.proc.tail(),
+          () => `${unfinished.join('\n')}\nbefore the kill:\n${killed.proc.tail(1500)}\nafter the restart:\n${door.proc.tail()}`,
         );
         await sleep(DEVICE_MS); // a second run on the device would show by now
         const index = await readGraph(cell.client, cell.graph);
