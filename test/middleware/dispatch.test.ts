@@ -8,7 +8,7 @@ import { registerService, registerWorkflow, makeServiceReachable, servicesOfReso
 import { buildWorkflowEndpoint } from '../../src/iri/index.js';
 import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
-import { LIMITS } from '../../src/limits.js';
+import type { Bindings } from '../../src/store/triple-store.js';
 
 /** The cancel watch's query (`cancelRequestsQuery`): the running Operations, and a cancel request of theirs. */
 const CANCEL_WATCH = /VALUES \?op[^}]*\}\s*\?op <https:\/\/w3id\.org\/semantic-middleware#cancelRequested>/u;
@@ -16,6 +16,19 @@ import { ANGLE, DOOR_STATE, FlakyStore, gate, middlewareSuite, NOTE, OPEN, OPEN_
 
 const G = 'urn:test:middleware:dispatch';
 const DOOR2 = PLANT('door2');
+/** A FlakyStore that runs `beforeSelect`, once, before the next SELECT goes to the store. */
+class ReadHookStore extends FlakyStore {
+  beforeSelect: (() => Promise<void>) | undefined;
+  override async select(query: string): Promise<Bindings[]> {
+    const hook = this.beforeSelect;
+    this.beforeSelect = undefined;
+    await hook?.();
+    return super.select(query);
+  }
+}
+
+/** Angles of the quick Operations that set a worker's pace (see busyDoor). */
+const PACE = [10, 11, 12, 13, 14, 15, 16, 17];
 
 describe.each(['embedded', 'remote'] as const)('dispatch between middleware instances on the %s store', (kind) => {
   const suite = middlewareSuite(kind, G);
@@ -79,11 +92,12 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
   /**
    * A door whose store calls are counted (`calls`, from the held Operation's claim on), whose
    * callback holds the Operation with `testAngle` 2 until `held` opens, a caller, and that
-   * Operation (`first`) running. With `paced`, two quick Operations run first, so the worker
-   * knows its pace (a claim takes a few ms); without, it has timed no claim yet.
+   * Operation (`first`) running. With `paced`, quick Operations run first (`PACE`, their angles),
+   * so the worker knows its pace, a few ms a claim, whatever the first cold ones took; without,
+   * it has timed no claim yet.
    */
   async function busyDoor({ paced }: { paced: boolean }) {
-    const observed = new FlakyStore(suite.store!);
+    const observed = new ReadHookStore(suite.store!);
     const calls: string[] = [];
     observed.failing = (kind, text) => (CANCEL_WATCH.test(text) || calls.push(kind), false);
     const door = suite.controller({ heartbeatInterval: null, ogm: suite.newOgm(observed) });
@@ -96,14 +110,14 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     });
     await door.start();
     const robot = await caller();
-    for (const angle of paced ? [0, 1] : []) {
+    for (const angle of paced ? PACE : []) {
       const op = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = angle));
       expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
     }
     calls.length = 0;
     const first = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 2));
     await until(() => ran.includes(2), 'the held Operation to run');
-    return { door, robot, calls, held, ran, first };
+    return { door, robot, calls, held, ran, first, observed };
   }
 
   onStore('should resolve with one read an Operation triggered while the receiver is busy, and claim it after', async () => {
@@ -118,38 +132,70 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     expect(calls).toEqual(['update', 'select', 'update', 'update', 'update']);
   });
 
-  // Embedded only: the claim must come within 2 x LIMITS.triggerClaimWaitMs of the trigger, which a
-  // loaded remote store may not give (the trigger then reads, as the next test shows).
+  // Embedded only, and up to three tries: the claim must come within 2 x LIMITS.triggerClaimWaitMs
+  // of the trigger and the worker's pace within the budget, which a loaded machine or a remote store
+  // may not give. The trigger then reads, which is right (the next test) but not what this one
+  // looks for; with the wait gone, every try reads.
   (kind === 'embedded' ? onStore : it.skip)(
     'should answer a trigger that finds the receiver busy once its claim applied, without a read, when the claim comes soon',
     async () => {
-      const { door, robot, calls, held, ran, first } = await busyDoor({ paced: true });
-      let answered = false;
-      const requested = robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
-      void requested.then(() => (answered = true));
-      // Enqueued in its place at once; its trigger waits for the claim.
-      while (door.queued.length === 0) await new Promise((resolve) => setImmediate(resolve));
-      expect(answered).toBe(false);
-      held.open();
-      const second = await requested;
-      for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
-      expect(ran).toEqual([0, 1, 2, 3]);
+      const tries: string[][] = [];
+      while (tries.length < 3 && !tries.some((calls) => !calls.includes('select'))) {
+        const { door, robot, calls, held, ran, first } = await busyDoor({ paced: true });
+        let answered = false;
+        const requested = robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
+        void requested.then(() => (answered = true));
+        // Enqueued in its place at once, whichever way its trigger goes; answered only after.
+        while (door.queued.length === 0) await new Promise((resolve) => setImmediate(resolve));
+        expect(answered).toBe(false);
+        held.open();
+        const second = await requested;
+        for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+        expect(ran).toEqual([...PACE, 2, 3]);
+        tries.push([...calls]);
+        await robot.stop();
+        await door.stop();
+      }
       // Claim and terminal write of each, no read of the second.
-      expect(calls).toEqual(['update', 'update', 'update', 'update']);
+      expect(tries.find((calls) => !calls.includes('select'))).toEqual(['update', 'update', 'update', 'update']);
     },
   );
 
-  onStore('should read an Operation whose trigger found the receiver busy when its claim is late, and run it once, in order', async () => {
+  // Embedded only, and up to three tries, for the reasons above: the trigger must have waited.
+  (kind === 'embedded' ? onStore : it.skip)(
+    'should answer a busy trigger as delivered when its claim applies while its late read is under way',
+    async () => {
+      let raced = 0;
+      for (let attempt = 0; attempt < 3 && raced === 0; attempt++) {
+        const { door, robot, held, ran, first, observed } = await busyDoor({ paced: true });
+        // The read that follows a late claim: before it reaches the store, the held Operation ends
+        // and the waiting one is claimed and runs, so the read finds it no longer queued.
+        observed.beforeSelect = async () => {
+          const waited = door.queued.length === 1;
+          held.open();
+          if (!waited) return;
+          await until(() => ran.includes(3), 'the waiting Operation to be claimed');
+          raced += 1;
+        };
+        const second = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
+        for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
+        expect(ran).toEqual([...PACE, 2, 3]);
+        await robot.stop();
+        await door.stop();
+      }
+      expect(raced).toBe(1);
+    },
+  );
+
+  onStore('should run an Operation whose trigger found the receiver busy once, in order, however late its claim', async () => {
     const { door, robot, calls, held, ran, first } = await busyDoor({ paced: true });
     // The held Operation keeps the only runner: the trigger waits for the claim, then reads.
-    const started = performance.now();
     const second = await robot.request(OPEN_REQUEST, (draft) => void (draft.data.testAngle = 3));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(2 * LIMITS.triggerClaimWaitMs - 2);
     expect(door.queued).toEqual([second]);
     expect(calls).toEqual(['update', 'select']);
     held.open();
     for (const op of [first, second]) expect(await robot.waitForOperation(op, { timeoutMs: 10_000 })).toMatchObject({ status: 'done' });
-    expect(ran).toEqual([0, 1, 2, 3]);
+    expect(ran).toEqual([...PACE, 2, 3]);
     expect(calls).toEqual(['update', 'select', 'update', 'update', 'update']);
   });
 

@@ -120,7 +120,12 @@ export async function handleTrigger(
     }
     // Late: the read tells, as it would have at once. The entry stays in its place; should the
     // Operation not be what was described, its claim's compare-and-set fails and drops it.
-    await resolveEntry(ctx, iri, serviceIri);
+    try {
+      await resolveEntry(ctx, iri, serviceIri);
+    } catch (error) {
+      if (await takenHere(ctx, iri, claimed)) return answer;
+      throw error;
+    }
     return answer;
   }
   const route = await resolveEntry(ctx, iri, serviceIri);
@@ -130,6 +135,18 @@ export async function handleTrigger(
   const deadline = route.deadline && { deadline: route.deadline };
   enqueue(ctx, described ? Object.assign(describedEntry(ctx, iri, serviceIri, described), deadline) : route, worker, trace);
   return answer;
+}
+
+/**
+ * Whether this instance took the Operation after all: it no longer waits in the queue, and its
+ * claim applied. A read that follows such a claim finds it no longer queued, which is no refusal.
+ */
+function takenHere(ctx: MiddlewareContext, operationIri: string, claimed: Promise<void>): Promise<boolean> {
+  if (ctx.queue.isQueued(operationIri)) return Promise.resolve(false);
+  return claimed.then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -81,6 +81,11 @@ export class WorkQueue {
     return this.queued.has(operationIri) || this.inFlight.has(operationIri);
   }
 
+  /** True when the Operation waits in the queue here (not taken yet). */
+  isQueued(operationIri: string): boolean {
+    return this.queued.has(operationIri);
+  }
+
   /**
    * Calls `listener` after every entry appended by {@link push}, on a later microtask (never
    * inside the caller's synchronous step), so whoever runs the queue learns of work however it
