@@ -3,30 +3,12 @@
 // write, as this build sends them), sent to the same `store serve` by a bare keep-alive client,
 // plus one loopback HTTP hop (the trigger) to a bare node:http server. No discovery, no
 // validation, no device call, no announcement: what is left when the middleware costs nothing.
-import { Agent, createServer, request } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import { once } from 'node:events';
 import { updateReport } from '../dist/store/remote-store.js';
 import { captureLifecycleWrites, openBenchStore } from './sidecar-inprocess.mjs';
+import { barePost } from './sidecar-support.mjs';
 import { timeEach } from './support.mjs';
-
-/** POSTs `body` (form-encoded or JSON) to `url` over `agent`; resolves with the answer's text. */
-function post(agent, url, body, contentType) {
-  return new Promise((resolve, reject) => {
-    const bytes = Buffer.from(body);
-    const headers = { 'content-type': contentType, 'content-length': bytes.length, accept: 'application/sparql-results+json' };
-    const req = request(url, { method: 'POST', agent, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode >= 300) reject(new Error(`POST ${url} -> ${res.statusCode} ${text.slice(0, 300)}`));
-        else resolve(text);
-      });
-    });
-    req.on('error', reject);
-    req.end(bytes);
-  });
-}
 
 /** A bare node:http server on loopback answering every request with `{}`: the trigger's hop. */
 async function bareHop() {
@@ -40,7 +22,8 @@ async function bareHop() {
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { url: `http://127.0.0.1:${server.address().port}/workflows/event_trigger/execute`, close: () => server.close() };
+  const target = { hostname: '127.0.0.1', port: server.address().port, path: '/workflows/event_trigger/execute' };
+  return { target, close: () => server.close() };
 }
 
 /**
@@ -51,22 +34,29 @@ async function bareHop() {
  */
 export async function dispatchFloor(storeUrl, { n, warmup }) {
   const store = await openBenchStore(storeUrl, { provision: false });
+  const { hostname, port, pathname } = new URL(storeUrl);
+  const storeTarget = { hostname, port, path: pathname };
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const hop = await bareHop();
   const captured = await captureLifecycleWrites(store, `urn:bench:floor:${process.pid}`);
   try {
     const [create, claim, terminal] = captured.writes;
     const form = 'application/x-www-form-urlencoded';
-    const write = async (text, operation, i, mustMatch) => {
-      const answer = await post(agent, storeUrl, `update=${encodeURIComponent(text.split(captured.operation).join(operation))}`, form);
-      if (mustMatch && updateReport(answer) !== true) throw new Error(`replayed write ${i} matched nothing: ${answer.slice(0, 200)}`);
+    const write = async (text, operation, which, mustMatch) => {
+      const answer = await barePost(
+        agent,
+        storeTarget,
+        `update=${encodeURIComponent(text.split(captured.operation).join(operation))}`,
+        form,
+      );
+      if (mustMatch && updateReport(answer) !== true) throw new Error(`replayed ${which} matched nothing: ${answer.slice(0, 200)}`);
     };
     return await timeEach(
       n,
       async (i, warm) => {
         const operation = `${captured.operation}_floor${warm ? 'w' : ''}${i}`;
         await write(create, operation, 'create', false);
-        await post(agent, hop.url, JSON.stringify({ operation_iri: operation }), 'application/json');
+        await barePost(agent, hop.target, JSON.stringify({ operation_iri: operation }), 'application/json');
         await write(claim, operation, 'claim', true);
         await write(terminal, operation, 'terminal', true);
       },

@@ -2,6 +2,7 @@
 // and always killed), JSON over undici clients (Unix socket or loopback), the door's activity
 // stream as the signal that an Operation is terminal, and RSS read from /proc.
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -101,6 +102,35 @@ export class Children {
     process.off('SIGINT', this.#onSignal);
     process.off('SIGTERM', this.#onSignal);
   }
+}
+
+/**
+ * A bare client's POST: Node's http client over `agent`, nothing else, to `target` (`hostname`,
+ * `port`, `path`, parsed once by the caller). Resolves with the answer's text; rejects on a
+ * status of 300 or more, with it. The floor other clients are measured against.
+ */
+export function barePost(agent, target, body, contentType) {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      ...target,
+      method: 'POST',
+      agent,
+      headers: { accept: 'application/sparql-results+json', 'content-type': contentType },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        if (res.statusCode < 300) resolve(text);
+        else reject(new Error(`POST ${target.path} -> HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+      });
+    });
+    req.setHeader('content-length', Buffer.byteLength(body));
+    req.end(body);
+  });
 }
 
 /** An undici client for `address` (http://host:port) or a Unix socket, with JSON helpers. */

@@ -13,14 +13,14 @@
 // BENCH_STORE_N requests per arm and round (default 500), BENCH_STORE_ROUNDS rounds (default 7).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import SimpleClient from 'sparql-http-client/SimpleClient.js';
-import { Children, envInt, median } from './sidecar-support.mjs';
+import { barePost, Children, envInt, median } from './sidecar-support.mjs';
 import { writeResults } from './results.mjs';
 import { percentile, round } from './support.mjs';
 
@@ -71,26 +71,7 @@ async function clients(url) {
 
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const { hostname, port, pathname } = new URL(url);
-  const bare = (form) =>
-    new Promise((done, fail) => {
-      const req = request({
-        hostname,
-        port,
-        path: pathname,
-        method: 'POST',
-        agent,
-        headers: { accept: JSON_RESULTS, 'content-type': FORM },
-      });
-      req.on('error', fail);
-      req.on('response', (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('error', fail);
-        res.on('end', () => (res.statusCode < 300 ? done(Buffer.concat(chunks).toString()) : fail(new Error(`HTTP ${res.statusCode}`))));
-      });
-      req.setHeader('content-length', Buffer.byteLength(form));
-      req.end(form);
-    });
+  const bare = (form) => barePost(agent, { hostname, port, path: pathname }, form, FORM);
   all['bare keep-alive http.request'] = {
     select: async (q) => parseSelectJson(await bare(`query=${encodeURIComponent(q)}`), url),
     update: (u) => bare(`update=${encodeURIComponent(u)}`),
