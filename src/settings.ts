@@ -296,6 +296,14 @@ export const SETTINGS = {
     description:
       'dispatched Operations the device may run at once (each still exactly once, started in the order claimed); 1 runs them one after another',
   },
+  discoveryCacheMs: {
+    schema: ms(0),
+    default: LIMITS.discoveryCacheMs,
+    env: 'SIDECAR_DISCOVERY_CACHE_MS',
+    startOnly: true,
+    description:
+      'how long, in ms, a request reuses the receiver discovery found for its Capability class (a receiver gone meanwhile is found again at once); 0 reads the graph on every request',
+  },
   localApi: {
     schema: { type: ['object', 'boolean'] },
     startOnly: true,

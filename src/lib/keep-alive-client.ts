@@ -170,14 +170,31 @@ function exchange(target: RequestTarget, request: OutgoingRequest, finish: () =>
         // After the head, the error is the body's: its reader gets it from the response.
         if (answer || ended) return;
         const reset = req.reusedSocket && RESET_CODES.has(error.code ?? '') && (socket?.bytesRead ?? 0) === bytesBefore;
-        if (mayResend && reset) attempt(false);
-        else fail(error);
+        if (mayResend && reset) {
+          // The server closed a kept-alive connection (it stopped, restarted or timed them out):
+          // its other idle ones are as dead, so the request goes again on a new connection.
+          dropIdleConnections(target.options);
+          attempt(false);
+        } else fail(error);
       });
       if (request.body !== undefined) req.setHeader('content-length', Buffer.byteLength(request.body));
       req.end(request.body);
     };
     attempt(request.idempotent === true);
   });
+}
+
+/**
+ * Destroys the agent's idle connections to the host and port of `options` (the agent skips
+ * destroyed ones). Its pools are named `host:port:...`, the rest naming TLS options, if any.
+ */
+function dropIdleConnections(options: RequestOptions): void {
+  const { agent } = options;
+  if (!(agent instanceof HttpAgent)) return;
+  const origin = `${options.hostname}:${options.port ?? (options.protocol === 'https:' ? 443 : 80)}:`;
+  for (const [name, sockets] of Object.entries(agent.freeSockets)) {
+    if (name.startsWith(origin)) for (const socket of sockets ?? []) socket.destroy();
+  }
 }
 
 /** A body read up to a limit. */

@@ -30,7 +30,10 @@ export interface KeepAliveResponse {
 
 /** A fetch-like function on kept-alive connections; `close()` waits for its requests, then closes them. */
 export interface KeepAliveFetch {
-  (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<KeepAliveResponse>;
+  (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; idempotent?: boolean },
+  ): Promise<KeepAliveResponse>;
   close(): Promise<void>;
 }
 
@@ -41,8 +44,9 @@ export interface KeepAliveFetch {
 export function createKeepAliveFetch(): KeepAliveFetch {
   const client = new KeepAliveClient();
   const send = async (...[url, init]: Parameters<KeepAliveFetch>): Promise<KeepAliveResponse> => {
-    const { method, headers, body, signal } = init;
-    const answer = await client.send(client.target(url), { method, headers, ...(body !== undefined && { body }), signal });
+    const { method, headers, body, signal, idempotent } = init;
+    const request = { method, headers, ...(body !== undefined && { body }), signal, ...(idempotent === true && { idempotent }) };
+    const answer = await client.send(client.target(url), request);
     return new Answer(answer);
   };
   return Object.assign(send, { close: () => client.close() });

@@ -34,7 +34,11 @@ export type EnsureTransport = (host: string, port: number) => void | Promise<voi
  */
 export type FetchFunction = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+  /**
+   * `idempotent`: the request may be sent again, once, when the kept-alive connection it went out
+   * on was closed under it before any answer came (the default fetch honours it; others may ignore it).
+   */
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; idempotent?: boolean },
 ) => Promise<{
   ok: boolean;
   status: number;
@@ -140,6 +144,13 @@ export interface SemanticMiddlewareOptions {
   /** Time `stop()` gives in-flight work; default `LIMITS.shutdownGraceMs`. */
   shutdownGraceMs?: SettingValue<'shutdownGraceMs'>;
   /**
+   * How long `request` reuses the receiver discovery found for a Capability class (and
+   * `targetResource`), in ms; default `LIMITS.discoveryCacheMs`; `0` reads the graph on every
+   * request. A remembered receiver that refuses the connection is forgotten and discovery asked
+   * again within the same request; any other trigger failure forgets it for the next request.
+   */
+  discoveryCacheMs?: SettingValue<'discoveryCacheMs'>;
+  /**
    * Bearer token every route of the HTTP surface requires except `GET /`, `/favicon.ico`,
    * `/healthz` and `/readyz` (`Authorization: Bearer <token>`; else 401): at least
    * `LIMITS.minTokenLength` visible ASCII characters. Or named tokens (`{ name, token,
@@ -214,6 +225,7 @@ export interface ResolvedOptions {
   /** The option as given; without it the instance sends with its own (`MiddlewareContext.fetch`). */
   readonly fetch: FetchFunction | undefined;
   readonly shutdownGraceMs: number;
+  readonly discoveryCacheMs: number;
   readonly httpToken: string | readonly NamedToken[] | undefined;
   readonly outgoingTokens: ResolvedOutgoingTokens | undefined;
   readonly tls: TlsOptions | undefined;

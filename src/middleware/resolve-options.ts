@@ -34,6 +34,7 @@ const DEFAULTS = Object.freeze({
   activityFeed: defaultOf('activityFeed'),
   activityCapacity: defaultOf('activityCapacity'),
   shutdownGraceMs: defaultOf('shutdownGraceMs'),
+  discoveryCacheMs: defaultOf('discoveryCacheMs'),
   deviceHealthIntervalMs: defaultOf('device.healthIntervalMs'),
   accessLogLevel: defaultOf('log.accessLevel'),
 });
@@ -145,10 +146,10 @@ function checkLogger(value: unknown): Logger {
   return value as Logger;
 }
 
-function checkGrace(value: unknown): number {
-  const v = value ?? DEFAULTS.shutdownGraceMs;
+function milliseconds(value: unknown, name: 'shutdownGraceMs' | 'discoveryCacheMs'): number {
+  const v = value ?? DEFAULTS[name];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-    throw new ValueError(`shutdownGraceMs must be a number of milliseconds >= 0, got ${preview(v)}`);
+    throw new ValueError(`${name} must be a number of milliseconds >= 0, got ${preview(v)}`);
   return v;
 }
 
@@ -195,7 +196,8 @@ export function resolveOptions(options: SemanticMiddlewareOptions): ResolvedOpti
     logger: checkLogger(options.logger),
     accessLogLevel: checkLevel(options.accessLogLevel),
     fetch: optionalFunction<FetchFunction>(options.fetch, 'fetch'),
-    shutdownGraceMs: checkGrace(options.shutdownGraceMs),
+    shutdownGraceMs: milliseconds(options.shutdownGraceMs, 'shutdownGraceMs'),
+    discoveryCacheMs: milliseconds(options.discoveryCacheMs, 'discoveryCacheMs'),
     httpToken: checkHttpToken(options.httpToken),
     outgoingTokens: checkOutgoingTokens(options.outgoingTokens),
     tls: checkTls(options.tls),

@@ -24,7 +24,8 @@ import {
   type ResolveContext,
 } from './config-values.js';
 
-type NumberSetting = 'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity' | 'operationConcurrency';
+type NumberSetting =
+  'port' | 'stalenessThreshold' | 'sweepInterval' | 'shutdownGraceMs' | 'activityCapacity' | 'operationConcurrency' | 'discoveryCacheMs';
 const num = (ctx: ResolveContext, key: NumberSetting): number => {
   const value = at(ctx, [key]);
   return typeof value === 'number' ? value : defaultOf(key);
@@ -171,6 +172,7 @@ export async function resolveConfig(ctx: ResolveContext): Promise<SidecarConfig 
     workflows,
     states,
     operationConcurrency: num(ctx, 'operationConcurrency'),
+    discoveryCacheMs: num(ctx, 'discoveryCacheMs'),
     localApi,
     ...(http && { http }),
     ...(outgoingTokens && { outgoingTokens }),

@@ -189,6 +189,8 @@ export interface SidecarConfig {
   states: StateConfig[];
   /** Dispatched Operations the device may run at once; default 1. */
   operationConcurrency: V<'operationConcurrency'>;
+  /** How long a request reuses what discovery found, in ms; default `LIMITS.discoveryCacheMs`; 0: never. */
+  discoveryCacheMs: V<'discoveryCacheMs'>;
   /** The local API for the device, or false when it is off (always off for the watchdog). */
   localApi: LocalApiConfig | false;
   /** Token and TLS of the HTTP surface; absent: no token, plain HTTP. */

@@ -160,6 +160,7 @@ function buildMiddleware(
     connectorCredentials: config.broker?.credentials ?? null,
     connectorRegistry: defaultConnectorRegistry({ opcua: { pkiDir: config.opcuaPkiDir } }),
     shutdownGraceMs: config.shutdownGraceMs,
+    discoveryCacheMs: config.discoveryCacheMs,
     ...deviceHealthOptions(config, device, mqttWorkflows),
     ...securityOptionsOf(config),
     logger,

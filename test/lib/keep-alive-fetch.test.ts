@@ -9,12 +9,14 @@ interface Loopback {
   opened: number;
   open: number;
   requests: { method: string; headers: IncomingMessage['headers']; body: string }[];
+  /** The connections open on the server's side. */
+  sockets: Set<Socket>;
   close(): Promise<void>;
 }
 
 /** A real HTTP server on a loopback port chosen by the OS, counting connections. */
 async function loopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
-  const state: Loopback = { url: '', opened: 0, open: 0, requests: [], close: () => Promise.resolve() };
+  const state: Loopback = { url: '', opened: 0, open: 0, requests: [], sockets: new Set(), close: () => Promise.resolve() };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -24,13 +26,17 @@ async function loopback(handler: (req: IncomingMessage, res: ServerResponse) => 
       handler(req, res);
     });
   });
+  const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     state.opened += 1;
     state.open += 1;
     socket.once('close', () => (state.open -= 1));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.sockets = sockets;
   state.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
@@ -133,5 +139,41 @@ describe('the keep-alive fetch', () => {
     await closing;
     await waitFor(() => server!.open === 0);
     await expect(send(server.url, { method: 'GET', headers: {}, signal: never })).rejects.toThrow(/closed/u);
+  });
+
+  it('should send an idempotent request again on a new connection when the server closed every kept-alive one, and another request not', async () => {
+    // Requests are answered `batch` at a time: three answered together leave three idle connections in the pool.
+    let batch = 3;
+    const waiting: ServerResponse[] = [];
+    server = await loopback((_req, res) => {
+      waiting.push(res);
+      if (waiting.length >= batch) for (const r of waiting.splice(0)) r.end('ok');
+    });
+    send = createKeepAliveFetch();
+    const post = (body: string, idempotent?: boolean) =>
+      send!(server!.url, { method: 'POST', headers: {}, body, signal: never, ...(idempotent !== undefined && { idempotent }) });
+    const fillPool = async (): Promise<void> => {
+      batch = 3;
+      const answers = await Promise.all(['a', 'b', 'c'].map((body) => post(body)));
+      expect(await Promise.all(answers.map((a) => a.text()))).toEqual(['ok', 'ok', 'ok']);
+      expect(server!.sockets.size).toBe(3);
+      batch = 1;
+      server!.requests.length = 0;
+    };
+    // The server closes them all in the same tick as the request goes out: the client cannot have seen it.
+    const closeEvery = (): void => server!.sockets.forEach((socket) => socket.destroy());
+
+    await fillPool();
+    const opened = server.opened;
+    closeEvery();
+    const resent = post('once', true);
+    expect(await (await resent).text()).toBe('ok');
+    expect(server.requests.map((r) => r.body)).toEqual(['once']);
+    expect(server.opened).toBe(opened + 1);
+
+    await fillPool();
+    closeEvery();
+    await expect(post('never again')).rejects.toMatchObject({ code: expect.stringMatching(/^(ECONNRESET|EPIPE)$/u) });
+    expect(server.requests).toEqual([]);
   });
 });

@@ -109,6 +109,8 @@ describe('SemanticMiddleware options and registration API', () => {
     [{ activityFeed: 'yes' as never }, /activityFeed must be true or false/],
     [{ activityCapacity: 0 }, /activityCapacity must be an integer >= 1/],
     [{ shutdownGraceMs: -1 }, /shutdownGraceMs/],
+    [{ discoveryCacheMs: -1 }, /discoveryCacheMs must be a number of milliseconds >= 0, got "-1"/],
+    [{ discoveryCacheMs: '1000' as never }, /discoveryCacheMs must be a number of milliseconds >= 0/],
     [{ deviceHealth: 'probe' as never }, /deviceHealth must be a function/],
     [{ deviceHealthIntervalMs: 0 }, /deviceHealthIntervalMs must be a whole number of milliseconds from 1 to 2147483647, got "0"/],
     [{ deviceHealthIntervalMs: 1.5 }, /deviceHealthIntervalMs/],

@@ -50,6 +50,16 @@ describe('loadSidecarConfig validation', () => {
     ]);
   });
 
+  it.each([
+    ['-1', 'discoveryCacheMs: must be >= 0 (got -1)'],
+    ['0.5', 'discoveryCacheMs: must be an integer (got 0.5)'],
+    ['soon', 'discoveryCacheMs: must be an integer (got "soon")'],
+  ])('should refuse SIDECAR_DISCOVERY_CACHE_MS=%s', async (value, message) => {
+    expect(await problems({ env: { SIDECAR_DISCOVERY_CACHE_MS: value }, flags: { resource: R } })).toEqual([
+      `environment SIDECAR_DISCOVERY_CACHE_MS: ${message}`,
+    ]);
+  });
+
   it('should refuse unknown keys at every level, suggesting the closest', async () => {
     const file = write(
       'typos.yaml',

@@ -36,6 +36,7 @@ describe('loadSidecarConfig defaults', () => {
       workflows: [],
       states: [],
       operationConcurrency: 1,
+      discoveryCacheMs: LIMITS.discoveryCacheMs,
       localApi: { socket: join(state, 'local.sock') },
       activityFeed: false,
       activityCapacity: 200,
@@ -299,6 +300,14 @@ const PRECEDENCE: Array<{
     flag: ['operationConcurrency', '2'],
     read: (c) => c.operationConcurrency,
     expect: [4, 8, 2],
+  },
+  {
+    field: 'discoveryCacheMs',
+    file: 'discoveryCacheMs: 250',
+    env: ['SIDECAR_DISCOVERY_CACHE_MS', '0'],
+    flag: ['discoveryCacheMs', '5000'],
+    read: (c) => c.discoveryCacheMs,
+    expect: [250, 0, 5000],
   },
   {
     field: 'consolePort',

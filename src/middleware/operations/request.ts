@@ -1,7 +1,8 @@
 import { TriggerDeliveryError, ValueError } from '../../errors.js';
 import { mintOperationIri } from '../../iri/mint.js';
 import { assertIri, preview } from '../../iri/validate.js';
-import { resolveDispatchTarget } from '../../registration/dispatch.js';
+import type { DispatchTarget, ResolveDispatchTargetOptions } from '../../registration/dispatch.js';
+import type { Logger } from '../../lib/logger.js';
 import { libraryCaller } from '../../lib/caller-identity.js';
 import { assertCaller } from '../../registration/cancellation.js';
 import { createOperation, revertOperation, type OperationData } from '../../registration/operations.js';
@@ -9,15 +10,17 @@ import type { MiddlewareContext } from '../runtime/context.js';
 import { outgoingTokenFor } from '../surface/security-options.js';
 import { parseDeadline } from './deadline.js';
 import { errorText } from './operation-data.js';
-import { deliverTrigger } from './trigger-delivery.js';
+import { deliverTrigger, neverReachedReceiver } from './trigger-delivery.js';
+import { sameTarget, type FoundTarget } from './dispatch-targets.js';
 import { describeWritten } from './operation-description.js';
 import { childSpan, formatTraceparent, newTrace, parseTraceparent, type TraceContext } from '../../tracing/trace-context.js';
 import { callInTrace, currentTrace, traceLogger } from '../../tracing/trace-scope.js';
 import { exportingSpans, timedSpan } from '../../tracing/span-export.js';
 
 /**
- * `request`: the caller side of dispatch. Discovery first, then the caller's body fills the
- * draft, then ONE create writes the Operation and the receiver's event trigger is rung with what
+ * `request`: the caller side of dispatch. Discovery first (what it found for the Capability class
+ * is reused for `discoveryCacheMs`), then the caller's body fills the draft, then ONE create
+ * writes the Operation and the receiver's event trigger is rung with what
  * was written (so the receiver claims it without reading it); if the trigger is not delivered the
  * Operation is reverted (nothing is left behind). Only a caller that will wait asks for the
  * outcome channel (its wait is then told the outcome instead of reading the store): keeping a
@@ -63,7 +66,11 @@ export interface OperationDraft {
   readonly operationIri: string;
   /** Domain fields written with the Operation: property IRIs or bare `svc:` local names -> values. */
   data: Record<string, OperationData[string]>;
-  /** Where the Operation goes, as discovery chose it. */
+  /**
+   * Where the Operation goes, as discovery chose it (or remembered it, for up to
+   * `discoveryCacheMs`). Should that receiver refuse the connection when it is rung, the
+   * Operation, reverted, goes with the same data to the one discovery then finds.
+   */
   readonly target: { readonly capabilityIri: string; readonly serviceIri: string; readonly address: string };
 }
 
@@ -72,7 +79,10 @@ export type RequestBody = (draft: OperationDraft) => unknown;
 
 /**
  * Dispatches one Operation; returns its IRI once the receiver acknowledged the trigger. The
- * freshest reachable Service wins (heartbeat within `stalenessThreshold` preferred). On a
+ * freshest reachable Service wins (heartbeat within `stalenessThreshold` preferred), as
+ * discovery found it at most `discoveryCacheMs` ago; a remembered receiver that refuses the
+ * connection is replaced by the one discovery finds then, and any failed trigger makes the next
+ * request ask discovery again. On a
  * timeout the receiver may have enqueued (even claimed) the Operation already; it is reverted
  * all the same, as the spec says, so the receiver's claim or terminal write then fails (logged).
  * @throws OperationResolutionError when no reachable Service realizes the Capability (before the body runs).
@@ -111,35 +121,107 @@ async function dispatch(
     options.requestedBy ?? libraryCaller(ctx.serviceIri, ctx.options.resourceIri ?? undefined),
     'requestedBy',
   );
-  const target = await resolveDispatchTarget(ctx.ogm, capabilityClass, {
-    targetResource: options.targetResource ?? null,
-    freshWithinSeconds: ctx.options.stalenessThreshold,
-    ...ctx.graph,
-  });
-  const draft: OperationDraft = {
-    operationIri,
-    data: {},
-    target: Object.freeze({ capabilityIri: target.capabilityIri, serviceIri: target.serviceIri, address: target.serviceAddress }),
-  };
+  const discovery = { targetResource: options.targetResource ?? null, freshWithinSeconds: ctx.options.stalenessThreshold, ...ctx.graph };
+  const found = await ctx.targets.find(ctx.ogm, capabilityClass, discovery);
+  const draft: OperationDraft = { operationIri, data: {}, target: publicTarget(found.target) };
   // The caller's body runs in the request's trace (its log lines carry it).
   if (body) await callInTrace(trace, body, draft);
-  const audit = { requestedBy, createdAt: new Date() };
-  const created = { operationIri, operationClass, capabilityIri: target.capabilityIri, data: draft.data, deadline, ...audit, ...ctx.graph };
+  const log = traceLogger(ctx.logger, trace, { operation: operationIri });
+  const wanted: Wanted = {
+    operationIri,
+    operationClass,
+    capabilityClass,
+    discovery,
+    data: draft.data,
+    deadline,
+    requestedBy,
+    wait,
+    trace,
+    log,
+  };
+  const target = await deliver(ctx, wanted, found);
+  log.info({ requestedBy, receiver: target.serviceIri }, 'operation requested');
+  ctx.record('request', { operation: operationIri, service: target.serviceIri, capability: target.capabilityIri, requestedBy });
+  return operationIri;
+}
+
+/** What one request writes and asks of its receiver, whichever receiver that is. */
+interface Wanted {
+  operationIri: string;
+  operationClass: string;
+  capabilityClass: string;
+  discovery: ResolveDispatchTargetOptions;
+  data: OperationDraft['data'];
+  deadline: Date | null;
+  requestedBy: string;
+  wait: boolean;
+  trace: TraceContext;
+  log: Logger;
+}
+
+/**
+ * Creates the Operation for the target discovery found and rings its trigger; resolves with the
+ * receiver that took it. A remembered receiver that nothing answers for any more (stopped, or
+ * restarted at another address) is what a fresh discovery would not have offered: the Operation
+ * was reverted, so it goes once more, to where discovery points now. Any failed trigger makes
+ * the next request read the graph.
+ * @throws the trigger's error once the Operation was reverted, and what createAndRing throws.
+ */
+async function deliver(ctx: MiddlewareContext, wanted: Wanted, found: FoundTarget): Promise<DispatchTarget> {
+  const { capabilityClass, discovery } = wanted;
+  const failure = await createAndRing(ctx, wanted, found.target);
+  if (failure === undefined) return found.target;
+  ctx.targets.forget(capabilityClass, discovery.targetResource, found.target);
+  if (!found.remembered || !neverReachedReceiver(failure)) throw failure;
+  const now = (await ctx.targets.find(ctx.ogm, capabilityClass, discovery, true)).target;
+  if (sameTarget(now, found.target)) throw failure;
+  wanted.log.info(
+    { gone: found.target.serviceIri, receiver: now.serviceIri },
+    'the remembered receiver is gone; requesting from the one discovery finds now',
+  );
+  const again = await createAndRing(ctx, wanted, now);
+  if (again === undefined) return now;
+  ctx.targets.forget(capabilityClass, discovery.targetResource, now);
+  throw again;
+}
+
+function publicTarget(target: DispatchTarget): OperationDraft['target'] {
+  return Object.freeze({ capabilityIri: target.capabilityIri, serviceIri: target.serviceIri, address: target.serviceAddress });
+}
+
+/**
+ * Creates the Operation addressed to `target`'s Capability and rings its event trigger. Resolves
+ * undefined once delivered, or with the trigger's error once the Operation was reverted.
+ * @throws the create's error (nothing written); TriggerDeliveryError when the trigger failed and
+ *   the revert failed too (the Operation stays in the graph and may still run).
+ */
+async function createAndRing(ctx: MiddlewareContext, wanted: Wanted, target: DispatchTarget): Promise<Error | undefined> {
+  const { operationIri, operationClass, data, deadline, requestedBy, log } = wanted;
+  const created = {
+    operationIri,
+    operationClass,
+    capabilityIri: target.capabilityIri,
+    data,
+    deadline,
+    requestedBy,
+    createdAt: new Date(),
+    ...ctx.graph,
+  };
   const written = await createOperation(ctx.ogm, created);
-  const log = traceLogger(ctx.logger, trace, { operation: operationIri, receiver: target.serviceIri });
   try {
     const token = outgoingTokenFor(ctx.options.outgoingTokens, target.serviceAddress);
-    const traceparent = formatTraceparent(trace);
-    const delivery = { traceparent, description: describeWritten(written), outcome: wait, ...(token !== undefined && { token }) };
+    const traceparent = formatTraceparent(wanted.trace);
+    const delivery = { traceparent, description: describeWritten(written), outcome: wanted.wait, ...(token !== undefined && { token }) };
     const { outcome, close } = await deliverTrigger(ctx.fetch, target.serviceAddress, operationIri, delivery);
     if (outcome && close) ctx.awaited.expect(operationIri, outcome, close);
+    return undefined;
   } catch (error) {
-    log.warn({ err: error }, 'event trigger not delivered; reverting the Operation');
+    log.warn({ err: error, receiver: target.serviceIri }, 'event trigger not delivered; reverting the Operation');
     try {
       await revertOperation(ctx.ogm, created);
       ctx.record('reverted', { operation: operationIri, service: target.serviceIri, error: errorText(error) });
     } catch (revertError) {
-      log.error({ err: revertError }, 'the Operation could not be reverted');
+      log.error({ err: revertError, receiver: target.serviceIri }, 'the Operation could not be reverted');
       // The caller must not read "not delivered" as "nothing happened" and dispatch again.
       throw new TriggerDeliveryError(
         `${errorText(error)}; the Operation <${operationIri}> could not be reverted (${errorText(revertError)}) and stays in the graph: ` +
@@ -147,9 +229,6 @@ async function dispatch(
         { cause: error },
       );
     }
-    throw error;
+    return error instanceof Error ? error : new TriggerDeliveryError(errorText(error));
   }
-  log.info({ requestedBy }, 'operation requested');
-  ctx.record('request', { operation: operationIri, service: target.serviceIri, capability: target.capabilityIri, requestedBy });
-  return operationIri;
 }

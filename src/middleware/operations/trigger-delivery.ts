@@ -63,7 +63,9 @@ export async function deliverTrigger(
     let response: Awaited<ReturnType<FetchFunction>>;
     try {
       const body = JSON.stringify({ operation_iri: operationIri, ...(description && { operation: description }) });
-      response = await fetch(url, { method: 'POST', headers, body, signal: abort.signal });
+      // Sent again when a kept-alive connection was closed under it (a receiver that stopped or
+      // restarted): the receiver acknowledges a duplicate trigger without enqueueing it twice.
+      response = await fetch(url, { method: 'POST', headers, body, signal: abort.signal, idempotent: true });
       const channel = response.ok && options.outcome ? await openChannel(response, operationIri, abort) : undefined;
       if (channel) return channel;
     } catch (cause) {
@@ -140,6 +142,21 @@ async function drain(chunks: AsyncIterator<Uint8Array>): Promise<void> {
     clearTimeout(timer);
     await chunks.return?.().catch(() => undefined);
   }
+}
+
+// Connection errors that say the trigger never reached a receiver: nothing listens at its address.
+const NEVER_REACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether `error` is a trigger delivery that failed before reaching any receiver (the connection
+ * was refused): the receiver cannot have enqueued the Operation. A timeout, a reset or an answer
+ * proves no such thing.
+ */
+export function neverReachedReceiver(error: unknown): boolean {
+  if (!(error instanceof TriggerDeliveryError)) return false;
+  const { cause } = error;
+  const code = errorField(cause, 'code') ?? errorField(errorField(cause, 'cause'), 'code');
+  return typeof code === 'string' && NEVER_REACHED.has(code);
 }
 
 // The receiver's 401 body is left out: this side's configuration is what needs fixing.

@@ -16,6 +16,7 @@ import { DeviceWatch } from './device-watch.js';
 import { Registry } from './registry.js';
 import { AwaitedOutcomes, OutcomeListeners } from '../operations/outcome-channel.js';
 import { WorkQueue } from './work-queue.js';
+import { DispatchTargets } from '../operations/dispatch-targets.js';
 import type { MiddlewareMetrics } from '../../metrics/middleware-metrics.js';
 
 /** The `mode` a logger binds already, if any (a duck-typed logger without `bindings` has none). */
@@ -40,6 +41,8 @@ export class MiddlewareContext {
   readonly outcomes = new OutcomeListeners();
   /** Outcomes announced for Operations this instance requested, for its waiters. */
   readonly awaited = new AwaitedOutcomes();
+  /** What discovery found for this instance's requests, reused for `discoveryCacheMs`. */
+  readonly targets: DispatchTargets;
   /** The semantic connectors of the resource (empty until start, and in watchdog mode). */
   readonly connectors: ConnectorSet;
   /** The graph option every registration call gets. */
@@ -83,6 +86,7 @@ export class MiddlewareContext {
       ...(options.connectorCredentials && { credentials: options.connectorCredentials }),
     });
     this.device = new DeviceWatch(this);
+    this.targets = new DispatchTargets(options.discoveryCacheMs);
     this.ownFetch = options.fetch ? undefined : createKeepAliveFetch();
     this.fetch = options.fetch ?? this.ownFetch!;
     this.addressValue =

@@ -1,0 +1,221 @@
+/**
+ * The caller's discovery cache: what discovery found is reused for `discoveryCacheMs`, requests
+ * that miss together share one read, a remembered receiver that is gone is replaced within the
+ * same request, and any failed trigger makes the next request read the graph again.
+ */
+import { describe, expect } from '@jest/globals';
+import { TriggerDeliveryError } from '../../src/errors.js';
+import { buildWorkflowEndpoint, mintCapabilityIri, mintWorkflowIri } from '../../src/iri/index.js';
+import type { DeviceHealthReport } from '../../src/middleware/index.js';
+import { DispatchTargets } from '../../src/middleware/operations/dispatch-targets.js';
+import { makeServiceReachable, registerService, registerWorkflow } from '../../src/registration/index.js';
+import { MeasuredStore } from '../../src/store/measured-store.js';
+import { PLANT, plant, sm } from '../../src/vocab/index.js';
+import { rejection } from '../support/per-store.js';
+import { logSink, middlewareSuite, OPEN, OPEN_REQUEST, until } from './support/harness.js';
+
+const G = 'urn:test:middleware:discovery-cache';
+const DOOR2 = PLANT('door2');
+const REMEMBER_MS = 60_000;
+
+describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s store', (kind) => {
+  const suite = middlewareSuite(kind, G);
+  const { onStore } = suite;
+
+  /**
+   * A robot1 caller whose store reads are counted (`selects()`), with its log lines and activity
+   * feed. Warmed by one request pinned to `warmWith` (door1 by default): its OGM's ontology and
+   * type caches are then filled, so that the count holds discovery alone; the unpinned
+   * discovery the tests use is not remembered yet.
+   */
+  async function caller(discoveryCacheMs = REMEMBER_MS, warmWith: string = plant.door1) {
+    let selects = 0;
+    const store = new MeasuredStore(suite.store!);
+    store.observe((k) => void (k === 'select' && selects++));
+    const sink = logSink('info');
+    const robot = suite.create({
+      resourceIri: plant.robot1,
+      serviceClass: plant.ControllerService,
+      heartbeatInterval: null,
+      discoveryCacheMs,
+      activityFeed: true,
+      logger: sink.logger,
+      ogm: suite.newOgm(store),
+    });
+    await robot.start();
+    await robot.waitForOperation(await robot.request({ ...OPEN_REQUEST, targetResource: warmWith, wait: true }), { timeoutMs: 10_000 });
+    selects = 0;
+    return { robot, selects: () => selects, lines: sink.lines };
+  }
+
+  /** A receiver of door1 (or `resourceIri`) that records what it ran under `name`. */
+  function receiver(ran: string[], name: string, options: Parameters<typeof suite.create>[0] | object = {}) {
+    const door = suite.create({ resourceIri: plant.door1, serviceClass: plant.ControllerService, ...options });
+    door.workflow(OPEN, () => 'opened');
+    door.registerCallback(({ operationIri }) => void ran.push(`${name} ${operationIri}`));
+    return door;
+  }
+
+  /**
+   * Requests one Operation and waits for it, told its outcome by the receiver (so the wait reads
+   * nothing); the Service the body saw as its target, and the outcome.
+   */
+  async function requestOne(robot: Awaited<ReturnType<typeof caller>>['robot'], options: object = {}) {
+    let seen: string | undefined;
+    const op = await robot.request({ ...OPEN_REQUEST, wait: true, ...options }, (draft) => void (seen = draft.target.serviceIri));
+    const outcome = await robot.waitForOperation(op, { timeoutMs: 10_000 });
+    return { op, seen: seen!, outcome };
+  }
+
+  onStore('should read discovery once while it is remembered, and share one read among requests that miss together', async () => {
+    const ran: string[] = [];
+    const door = receiver(ran, 'door1');
+    await door.start();
+    const { robot, selects } = await caller();
+    ran.length = 0;
+    const first = await Promise.all([1, 2, 3, 4].map(() => robot.request({ ...OPEN_REQUEST, wait: true })));
+    expect(selects()).toBe(1);
+    for (let i = 0; i < 3; i++) expect((await requestOne(robot)).outcome.status).toBe('done');
+    expect(selects()).toBe(1);
+    for (const op of first) expect((await robot.waitForOperation(op, { timeoutMs: 10_000 })).status).toBe('done');
+    expect(ran).toHaveLength(7);
+  });
+
+  onStore('should read discovery on every request with discoveryCacheMs 0', async () => {
+    const door = receiver([], 'door1');
+    await door.start();
+    const { robot, selects } = await caller(0);
+    for (let i = 0; i < 3; i++) expect((await requestOne(robot)).outcome.status).toBe('done');
+    expect(selects()).toBe(3);
+  });
+
+  onStore('should send the Operation where discovery points now when the remembered receiver is gone', async () => {
+    const ran: string[] = [];
+    const door1 = receiver(ran, 'door1');
+    const door2 = receiver(ran, 'door2', { resourceIri: DOOR2 });
+    await Promise.all([door1.start(), door2.start()]);
+    const { robot, selects, lines } = await caller();
+    const { seen: remembered } = await requestOne(robot);
+    const [gone, other] = remembered === door1.serviceIri ? [door1, door2] : [door2, door1];
+    // Stopped: deregistered, and nothing listens at its address any more.
+    await gone.stop();
+    ran.length = 0;
+    const before = selects();
+    const { op, seen, outcome } = await requestOne(robot);
+    // The body saw the remembered receiver; the Operation, reverted there, ran once at the other.
+    expect(seen).toBe(gone.serviceIri);
+    expect(outcome).toMatchObject({ status: 'done', workflowIri: mintWorkflowIri(other.serviceIri!, 'open') });
+    expect(ran).toEqual([`${other === door1 ? 'door1' : 'door2'} ${op}`]);
+    expect(selects() - before).toBe(1);
+    const entries = robot.activity!.entries().entries.filter((e) => e.operation === op);
+    expect(entries.map((e) => [e.kind, e.service])).toEqual([
+      ['reverted', gone.serviceIri],
+      ['request', other.serviceIri],
+    ]);
+    expect(lines().filter((l) => l.msg === 'the remembered receiver is gone; requesting from the one discovery finds now')).toEqual([
+      expect.objectContaining({ level: 30, operation: op, gone: gone.serviceIri, receiver: other.serviceIri }),
+    ]);
+    // The new receiver is remembered in turn.
+    expect((await requestOne(robot)).seen).toBe(other.serviceIri);
+    expect(selects() - before).toBe(1);
+  });
+
+  onStore(
+    'should not send the Operation elsewhere when the remembered receiver refuses it, and read discovery for the next request',
+    async () => {
+      const ran: string[] = [];
+      const reports = new Map<string, DeviceHealthReport>([
+        ['door1', { available: true }],
+        ['door2', { available: true }],
+      ]);
+      const health = (name: string) => ({ deviceHealth: () => Promise.resolve(reports.get(name)!), deviceHealthIntervalMs: 50 });
+      const door1 = receiver(ran, 'door1', health('door1'));
+      const door2 = receiver(ran, 'door2', { resourceIri: DOOR2, ...health('door2') });
+      await Promise.all([door1.start(), door2.start()]);
+      const { robot, selects } = await caller();
+      const { seen: remembered } = await requestOne(robot);
+      const [down, other] = remembered === door1.serviceIri ? ['door1', door2] : ['door2', door1];
+      const refusing = down === 'door1' ? door1 : door2;
+      reports.set(down, { available: false, reason: 'unplugged' });
+      await until(
+        async () => (await suite.dump()).includes(`<${refusing.serviceIri}> <${sm.deviceUnavailableSince}>`),
+        'the device marked down',
+      );
+      const before = await suite.dump();
+      const reads = selects();
+      // It answered: it cannot be known to have left the Operation alone, so it is reverted and the request fails.
+      const error = await rejection(robot.request(OPEN_REQUEST));
+      expect(error).toBeInstanceOf(TriggerDeliveryError);
+      expect((error as Error).message).toMatch(/answered 503: .*does not answer its health probe/u);
+      expect(selects()).toBe(reads);
+      expect(await suite.dump()).toBe(before);
+      // Forgotten: the next request reads discovery, which skips the marked Service.
+      const { seen, outcome } = await requestOne(robot);
+      expect(seen).toBe(other.serviceIri);
+      expect(outcome.status).toBe('done');
+      expect(selects()).toBe(reads + 1);
+    },
+  );
+
+  onStore('should fail as without the cache when discovery still offers the receiver that refused the connection', async () => {
+    const door = receiver([], 'door1');
+    await door.start();
+    const address = door.address!;
+    const serviceIri = door.serviceIri!;
+    const { robot, selects, lines } = await caller();
+    const pinned = { targetResource: plant.door1 };
+    expect((await requestOne(robot, pinned)).seen).toBe(serviceIri);
+    // Gone without deregistering, as a killed sidecar: its Service stays in the graph, reachable and fresh.
+    await door.stop();
+    const ogm = suite.newOgm();
+    await registerService(ogm, { resourceIri: plant.door1, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
+    await registerWorkflow(ogm, {
+      resourceIri: plant.door1,
+      serviceIri,
+      workflowIri: mintWorkflowIri(serviceIri, 'open'),
+      workflowClass: plant.OpenDoorWorkflow,
+      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+      capabilityClass: plant.DoorOpeningCapability,
+      endpoint: buildWorkflowEndpoint(address, 'open'),
+    });
+    await makeServiceReachable(ogm, serviceIri, address);
+    const before = await suite.dump();
+    const reads = selects();
+    const error = await rejection(robot.request({ ...OPEN_REQUEST, ...pinned }));
+    expect(error).toBeInstanceOf(TriggerDeliveryError);
+    expect((error as Error).message).toMatch(/was not delivered: .*ECONNREFUSED/u);
+    // One fresh read, which offered the same receiver: no second attempt, nothing left behind.
+    expect(selects()).toBe(reads + 1);
+    expect(await suite.dump()).toBe(before);
+    expect(lines().some((l) => l.msg === 'the remembered receiver is gone; requesting from the one discovery finds now')).toBe(false);
+    // Forgotten: the next request reads again.
+    await rejection(robot.request({ ...OPEN_REQUEST, ...pinned }));
+    expect(selects()).toBe(reads + 2);
+  });
+
+  onStore('should read again once the remembered target is older than the time given, and keep at most the entries given', async () => {
+    const door = receiver([], 'door1');
+    await door.start();
+    const ogm = suite.newOgm();
+    let now = 0;
+    const options = (targetResource: string | null) => ({ targetResource, freshWithinSeconds: 90, namedGraph: null });
+    const targets = new DispatchTargets(1_000, 1, () => now);
+    const find = async (targetResource: string | null) =>
+      (await targets.find(ogm, plant.DoorOpeningCapability, options(targetResource))).remembered;
+    expect(await find(null)).toBe(false);
+    now = 999;
+    expect(await find(null)).toBe(true);
+    now = 1_000;
+    expect(await find(null)).toBe(false);
+    // One entry at most: another key pushes it out.
+    expect(await find(plant.door1)).toBe(false);
+    expect(await find(null)).toBe(false);
+    expect(await find(null)).toBe(true);
+    // A later read's entry stays when an older target is forgotten; its own target goes.
+    const current = (await targets.find(ogm, plant.DoorOpeningCapability, options(null))).target;
+    targets.forget(plant.DoorOpeningCapability, null, { ...current, serviceAddress: 'http://127.0.0.1:1' });
+    expect(await find(null)).toBe(true);
+    targets.forget(plant.DoorOpeningCapability, null, current);
+    expect(await find(null)).toBe(false);
+  });
+});
