@@ -418,7 +418,7 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
     }),
     row('  floor: the 3 writes replayed by a bare client + 1 bare HTTP hop', floor, { note: 'reference, same store, same run' }),
     row(`  the first ${N} after ${IDLE_SETTLE_S} s idle`, e2e.cold, { note: 'cold: before V8 optimized the hot path' }),
-    row('  of which local API POST /operations', e2e.post, { note: 'discover, create, trigger' }),
+    row('  of which local API POST /operations', e2e.post, { note: 'discovery (remembered for discoveryCacheMs), create, trigger' }),
     row('dispatch: POST with wait + long-poll status', client, { note: 'woken by the outcome the receiver announces' }),
     row(`dispatch under load, ${K} requesters`, load.ms, {
       value: load.perSecond,
