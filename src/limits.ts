@@ -148,8 +148,9 @@ export const LIMITS = Object.freeze({
    * How long a caller reuses what discovery found for a Capability class (setting
    * `discoveryCacheMs`): one store read less on every request's critical path while it holds.
    * Short beside the heartbeat (30 s) and the staleness threshold (90 s), so a fresher receiver
-   * is taken up within a second; a remembered receiver that refuses the connection is forgotten
-   * and discovery asked again at once, so a receiver that is gone costs no failed request.
+   * is taken up within a second; a remembered receiver that declines the Operation (refuses the
+   * connection, or answers 503: stopping, device down) is forgotten and discovery asked again at
+   * once, so a receiver that is gone or withdrawn costs no failed request.
    */
   discoveryCacheMs: 1_000,
   /** Capability classes (and pinned resources) whose discovery a caller remembers at once; past it the oldest goes. */

@@ -302,7 +302,7 @@ export const SETTINGS = {
     env: 'SIDECAR_DISCOVERY_CACHE_MS',
     startOnly: true,
     description:
-      'how long, in ms, a request reuses the receiver discovery found for its Capability class (a receiver gone meanwhile is found again at once); 0 reads the graph on every request',
+      'how long, in ms, a request reuses the receiver discovery found for its Capability class (one gone or withdrawn meanwhile is replaced at once); 0 reads the graph on every request',
   },
   localApi: {
     schema: { type: ['object', 'boolean'] },

@@ -146,8 +146,9 @@ export interface SemanticMiddlewareOptions {
   /**
    * How long `request` reuses the receiver discovery found for a Capability class (and
    * `targetResource`), in ms; default `LIMITS.discoveryCacheMs`; `0` reads the graph on every
-   * request. A remembered receiver that refuses the connection is forgotten and discovery asked
-   * again within the same request; any other trigger failure forgets it for the next request.
+   * request. A remembered receiver that declines the Operation (refuses the connection, or
+   * answers 503) is forgotten and discovery asked again within the same request; any other
+   * trigger failure forgets it for the next request.
    */
   discoveryCacheMs?: SettingValue<'discoveryCacheMs'>;
   /**

@@ -1,11 +1,14 @@
 /**
  * The caller's discovery cache: what discovery found is reused for `discoveryCacheMs`, requests
- * that miss together share one read, a remembered receiver that is gone is replaced within the
- * same request, and any failed trigger makes the next request read the graph again.
+ * that miss together share one read, a remembered receiver that declines the Operation (gone, or
+ * answering 503) is replaced within the same request, and any failed trigger makes the next
+ * request read the graph again.
  */
 import { describe, expect } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { TriggerDeliveryError } from '../../src/errors.js';
-import { buildWorkflowEndpoint, mintCapabilityIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
 import type { DeviceHealthReport } from '../../src/middleware/index.js';
 import { DispatchTargets } from '../../src/middleware/operations/dispatch-targets.js';
 import { makeServiceReachable, registerService, registerWorkflow } from '../../src/registration/index.js';
@@ -112,16 +115,16 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
       ['reverted', gone.serviceIri],
       ['request', other.serviceIri],
     ]);
-    expect(lines().filter((l) => l.msg === 'the remembered receiver is gone; requesting from the one discovery finds now')).toEqual([
-      expect.objectContaining({ level: 30, operation: op, gone: gone.serviceIri, receiver: other.serviceIri }),
-    ]);
+    expect(
+      lines().filter((l) => l.msg === 'the remembered receiver declined the Operation; requesting from the one discovery finds now'),
+    ).toEqual([expect.objectContaining({ level: 30, operation: op, gone: gone.serviceIri, receiver: other.serviceIri })]);
     // The new receiver is remembered in turn.
     expect((await requestOne(robot)).seen).toBe(other.serviceIri);
     expect(selects() - before).toBe(1);
   });
 
   onStore(
-    'should not send the Operation elsewhere when the remembered receiver refuses it, and read discovery for the next request',
+    'should send the Operation where discovery points now when the remembered receiver answers 503 (its device is down)',
     async () => {
       const ran: string[] = [];
       const reports = new Map<string, DeviceHealthReport>([
@@ -135,27 +138,76 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
       const { robot, selects } = await caller();
       const { seen: remembered } = await requestOne(robot);
       const [down, other] = remembered === door1.serviceIri ? ['door1', door2] : ['door2', door1];
-      const refusing = down === 'door1' ? door1 : door2;
+      const withdrawn = down === 'door1' ? door1 : door2;
       reports.set(down, { available: false, reason: 'unplugged' });
       await until(
-        async () => (await suite.dump()).includes(`<${refusing.serviceIri}> <${sm.deviceUnavailableSince}>`),
+        async () => (await suite.dump()).includes(`<${withdrawn.serviceIri}> <${sm.deviceUnavailableSince}>`),
         'the device marked down',
       );
-      const before = await suite.dump();
+      ran.length = 0;
       const reads = selects();
-      // It answered: it cannot be known to have left the Operation alone, so it is reverted and the request fails.
-      const error = await rejection(robot.request(OPEN_REQUEST));
-      expect(error).toBeInstanceOf(TriggerDeliveryError);
-      expect((error as Error).message).toMatch(/answered 503: .*does not answer its health probe/u);
-      expect(selects()).toBe(reads);
-      expect(await suite.dump()).toBe(before);
-      // Forgotten: the next request reads discovery, which skips the marked Service.
-      const { seen, outcome } = await requestOne(robot);
-      expect(seen).toBe(other.serviceIri);
-      expect(outcome.status).toBe('done');
+      const { op, seen, outcome } = await requestOne(robot);
+      expect(seen).toBe(withdrawn.serviceIri);
+      expect(outcome).toMatchObject({ status: 'done', workflowIri: mintWorkflowIri(other.serviceIri!, 'open') });
+      expect(ran).toEqual([`${other === door1 ? 'door1' : 'door2'} ${op}`]);
       expect(selects()).toBe(reads + 1);
+      const entries = robot.activity!.entries().entries.filter((e) => e.operation === op);
+      expect(entries.map((e) => [e.kind, e.service])).toEqual([
+        ['reverted', withdrawn.serviceIri],
+        ['request', other.serviceIri],
+      ]);
+      expect(String(entries[0]!.error)).toMatch(/answered 503: .*does not answer its health probe/u);
     },
   );
+
+  onStore('should fail without asking discovery again when the remembered receiver answers another refusal', async () => {
+    // A receiver of door2 that takes the first trigger and answers every later one with 500.
+    let triggers = 0;
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        triggers += 1;
+        if (triggers > 1) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"detail":"receiver broke"}');
+        const { operation_iri: operation } = JSON.parse(body) as { operation_iri: string };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ operation, status: 'queued' }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const serviceIri = mintServiceIri(DOOR2, address);
+      const ogm = suite.newOgm();
+      await registerService(ogm, { resourceIri: DOOR2, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
+      await registerWorkflow(ogm, {
+        resourceIri: DOOR2,
+        serviceIri,
+        workflowIri: mintWorkflowIri(serviceIri, 'open'),
+        workflowClass: plant.OpenDoorWorkflow,
+        capabilityIri: mintCapabilityIri(DOOR2, 'open'),
+        capabilityClass: plant.DoorOpeningCapability,
+        endpoint: buildWorkflowEndpoint(address, 'open'),
+      });
+      await makeServiceReachable(ogm, serviceIri, address);
+      const door = receiver([], 'door1');
+      await door.start();
+      const { robot, selects } = await caller();
+      const pinned = { ...OPEN_REQUEST, targetResource: DOOR2 };
+      await robot.request(pinned);
+      const reads = selects();
+      const before = await suite.dump();
+      const error = await rejection(robot.request(pinned));
+      expect(error).toBeInstanceOf(TriggerDeliveryError);
+      expect((error as Error).message).toMatch(/answered 500: \{"detail":"receiver broke"\}/u);
+      // No second read, nothing left behind; the next request reads again.
+      expect(selects()).toBe(reads);
+      expect(await suite.dump()).toBe(before);
+      await rejection(robot.request(pinned));
+      expect(selects()).toBe(reads + 1);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 
   onStore('should fail as without the cache when discovery still offers the receiver that refused the connection', async () => {
     const door = receiver([], 'door1');
@@ -187,7 +239,9 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
     // One fresh read, which offered the same receiver: no second attempt, nothing left behind.
     expect(selects()).toBe(reads + 1);
     expect(await suite.dump()).toBe(before);
-    expect(lines().some((l) => l.msg === 'the remembered receiver is gone; requesting from the one discovery finds now')).toBe(false);
+    expect(
+      lines().some((l) => l.msg === 'the remembered receiver declined the Operation; requesting from the one discovery finds now'),
+    ).toBe(false);
     // Forgotten: the next request reads again.
     await rejection(robot.request({ ...OPEN_REQUEST, ...pinned }));
     expect(selects()).toBe(reads + 2);

@@ -3,7 +3,7 @@
  * before it could write anything: one store request on the critical path of every dispatch, which
  * measured here about 0.5 ms of latency and a fifth of the store's CPU per Operation. What
  * discovery found for a Capability class (and pinned resource) is reused for `ttlMs` from the
- * read; the request that finds a remembered receiver gone asks discovery again (see `request`).
+ * read; the request whose remembered receiver declines the Operation asks discovery again (see `request`).
  */
 import { LIMITS } from '../../limits.js';
 import type { OGM } from '../../ogm/ogm.js';

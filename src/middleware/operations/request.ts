@@ -10,7 +10,7 @@ import type { MiddlewareContext } from '../runtime/context.js';
 import { outgoingTokenFor } from '../surface/security-options.js';
 import { parseDeadline } from './deadline.js';
 import { errorText } from './operation-data.js';
-import { deliverTrigger, neverReachedReceiver } from './trigger-delivery.js';
+import { declinedByReceiver, deliverTrigger } from './trigger-delivery.js';
 import { sameTarget, type FoundTarget } from './dispatch-targets.js';
 import { describeWritten } from './operation-description.js';
 import { childSpan, formatTraceparent, newTrace, parseTraceparent, type TraceContext } from '../../tracing/trace-context.js';
@@ -68,8 +68,8 @@ export interface OperationDraft {
   data: Record<string, OperationData[string]>;
   /**
    * Where the Operation goes, as discovery chose it (or remembered it, for up to
-   * `discoveryCacheMs`). Should that receiver refuse the connection when it is rung, the
-   * Operation, reverted, goes with the same data to the one discovery then finds.
+   * `discoveryCacheMs`). Should that receiver decline it when it is rung (refuse the connection,
+   * or answer 503), the Operation, reverted, goes with the same data to the one discovery then finds.
    */
   readonly target: { readonly capabilityIri: string; readonly serviceIri: string; readonly address: string };
 }
@@ -80,9 +80,9 @@ export type RequestBody = (draft: OperationDraft) => unknown;
 /**
  * Dispatches one Operation; returns its IRI once the receiver acknowledged the trigger. The
  * freshest reachable Service wins (heartbeat within `stalenessThreshold` preferred), as
- * discovery found it at most `discoveryCacheMs` ago; a remembered receiver that refuses the
- * connection is replaced by the one discovery finds then, and any failed trigger makes the next
- * request ask discovery again. On a
+ * discovery found it at most `discoveryCacheMs` ago; a remembered receiver that declines the
+ * Operation (refuses the connection, or answers 503) is replaced by the one discovery finds
+ * then, and any failed trigger makes the next request ask discovery again. On a
  * timeout the receiver may have enqueued (even claimed) the Operation already; it is reverted
  * all the same, as the spec says, so the receiver's claim or terminal write then fails (logged).
  * @throws OperationResolutionError when no reachable Service realizes the Capability (before the body runs).
@@ -161,10 +161,11 @@ interface Wanted {
 
 /**
  * Creates the Operation for the target discovery found and rings its trigger; resolves with the
- * receiver that took it. A remembered receiver that nothing answers for any more (stopped, or
- * restarted at another address) is what a fresh discovery would not have offered: the Operation
- * was reverted, so it goes once more, to where discovery points now. Any failed trigger makes
- * the next request read the graph.
+ * receiver that took it. A remembered receiver that declined it (nothing answers at its address
+ * any more, or it answered 503: it is stopping, or its device is down) may be one a fresh
+ * discovery would not offer: the Operation was reverted, so it goes once more, to where
+ * discovery points now, unless that is the same receiver. Any failed trigger makes the next
+ * request read the graph.
  * @throws the trigger's error once the Operation was reverted, and what createAndRing throws.
  */
 async function deliver(ctx: MiddlewareContext, wanted: Wanted, found: FoundTarget): Promise<DispatchTarget> {
@@ -172,12 +173,12 @@ async function deliver(ctx: MiddlewareContext, wanted: Wanted, found: FoundTarge
   const failure = await createAndRing(ctx, wanted, found.target);
   if (failure === undefined) return found.target;
   ctx.targets.forget(capabilityClass, discovery.targetResource, found.target);
-  if (!found.remembered || !neverReachedReceiver(failure)) throw failure;
+  if (!found.remembered || !declinedByReceiver(failure)) throw failure;
   const now = (await ctx.targets.find(ctx.ogm, capabilityClass, discovery, true)).target;
   if (sameTarget(now, found.target)) throw failure;
   wanted.log.info(
     { gone: found.target.serviceIri, receiver: now.serviceIri },
-    'the remembered receiver is gone; requesting from the one discovery finds now',
+    'the remembered receiver declined the Operation; requesting from the one discovery finds now',
   );
   const again = await createAndRing(ctx, wanted, now);
   if (again === undefined) return now;

@@ -70,7 +70,9 @@ export async function deliverTrigger(
       if (channel) return channel;
     } catch (cause) {
       const why = errorField(cause, 'name') === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : causeText(cause);
-      throw new TriggerDeliveryError(`event trigger of the receiver at ${url} was not delivered: ${why}`, { cause });
+      const code = errorField(cause, 'code') ?? errorField(errorField(cause, 'cause'), 'code');
+      const make = typeof code === 'string' && NEVER_REACHED.has(code) ? declinedError : newDeliveryError;
+      throw make(`event trigger of the receiver at ${url} was not delivered: ${why}`, { cause });
     }
     const body = await response.text().catch(() => '');
     if (response.status === 401) throw new TriggerDeliveryError(refusedText(url, address, token !== undefined));
@@ -78,7 +80,8 @@ export async function deliverTrigger(
       // A receiver (or a proxy in front of it) might echo the request's headers.
       const safe = token === undefined ? body : body.split(token).join('[redacted]');
       const preview = safe.length > BODY_PREVIEW ? `${safe.slice(0, BODY_PREVIEW)}...` : safe;
-      throw new TriggerDeliveryError(`event trigger of the receiver at ${url} answered ${response.status}${preview ? `: ${preview}` : ''}`);
+      const make = response.status === 503 ? declinedError : newDeliveryError;
+      throw make(`event trigger of the receiver at ${url} answered ${response.status}${preview ? `: ${preview}` : ''}`);
     }
     return {};
   } finally {
@@ -146,17 +149,27 @@ async function drain(chunks: AsyncIterator<Uint8Array>): Promise<void> {
 
 // Connection errors that say the trigger never reached a receiver: nothing listens at its address.
 const NEVER_REACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+// Delivery errors that say the receiver did not take the Operation (see declinedByReceiver).
+const declined = new WeakSet<Error>();
 
 /**
- * Whether `error` is a trigger delivery that failed before reaching any receiver (the connection
- * was refused): the receiver cannot have enqueued the Operation. A timeout, a reset or an answer
- * proves no such thing.
+ * Whether `error` is a failed delivery that says the receiver did not take the Operation: the
+ * connection was refused (nothing listens at its address), or it answered 503, which a receiver
+ * answers when it is stopping or its device or store is unavailable, before it enqueues or once
+ * its claim failed. Such an Operation, reverted, may go to another receiver: should the claim have
+ * applied after all, the revert (conditional on `queued`) fails and says so. A timeout, a reset
+ * or another answer proves no such thing.
  */
-export function neverReachedReceiver(error: unknown): boolean {
-  if (!(error instanceof TriggerDeliveryError)) return false;
-  const { cause } = error;
-  const code = errorField(cause, 'code') ?? errorField(errorField(cause, 'cause'), 'code');
-  return typeof code === 'string' && NEVER_REACHED.has(code);
+export function declinedByReceiver(error: unknown): boolean {
+  return error instanceof TriggerDeliveryError && declined.has(error);
+}
+
+const newDeliveryError = (message: string, options?: ErrorOptions): TriggerDeliveryError => new TriggerDeliveryError(message, options);
+
+function declinedError(message: string, options?: ErrorOptions): TriggerDeliveryError {
+  const error = new TriggerDeliveryError(message, options);
+  declined.add(error);
+  return error;
 }
 
 // The receiver's 401 body is left out: this side's configuration is what needs fixing.
