@@ -123,6 +123,24 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
     expect(selects() - before).toBe(1);
   });
 
+  onStore('should share one discovery read among the requests that a gone receiver declined together', async () => {
+    const ran: string[] = [];
+    const door1 = receiver(ran, 'door1');
+    const door2 = receiver(ran, 'door2', { resourceIri: DOOR2 });
+    await Promise.all([door1.start(), door2.start()]);
+    const { robot, selects } = await caller();
+    const { seen: remembered } = await requestOne(robot);
+    const [gone, other] = remembered === door1.serviceIri ? [door1, door2] : [door2, door1];
+    await gone.stop();
+    ran.length = 0;
+    const reads = selects();
+    const outcomes = await Promise.all([1, 2, 3, 4].map(() => requestOne(robot)));
+    for (const { outcome } of outcomes)
+      expect(outcome).toMatchObject({ status: 'done', workflowIri: mintWorkflowIri(other.serviceIri!, 'open') });
+    expect(ran).toHaveLength(4);
+    expect(selects()).toBe(reads + 1);
+  });
+
   onStore(
     'should send the Operation where discovery points now when the remembered receiver answers 503 (its device is down)',
     async () => {

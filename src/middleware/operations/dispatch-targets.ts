@@ -48,15 +48,15 @@ export class DispatchTargets {
 
   /**
    * The target discovery finds for the class, remembered when a read found it less than
-   * `ttlMs` ago. `fresh` reads the graph in any case (and remembers what it finds).
+   * `ttlMs` ago; a read in flight for it is shared.
    * @throws what resolveDispatchTarget throws (OperationResolutionError when none is reachable).
    */
-  async find(ogm: OGM, capabilityClass: string, options: ResolveDispatchTargetOptions, fresh = false): Promise<FoundTarget> {
+  async find(ogm: OGM, capabilityClass: string, options: ResolveDispatchTargetOptions): Promise<FoundTarget> {
     if (this.ttlMs <= 0) return { target: await resolveDispatchTarget(ogm, capabilityClass, options), remembered: false };
     const key = keyOf(capabilityClass, options.targetResource);
     const now = this.now();
     const entry = this.entries.get(key);
-    if (!fresh && entry !== undefined && now < entry.until) {
+    if (entry !== undefined && now < entry.until) {
       // A read still in flight is as fresh as one of this request's own.
       return entry.target ? { target: entry.target, remembered: true } : { target: await entry.read, remembered: false };
     }

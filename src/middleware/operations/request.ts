@@ -174,7 +174,9 @@ async function deliver(ctx: MiddlewareContext, wanted: Wanted, found: FoundTarge
   if (failure === undefined) return found.target;
   ctx.targets.forget(capabilityClass, discovery.targetResource, found.target);
   if (!found.remembered || !declinedByReceiver(failure)) throw failure;
-  const now = (await ctx.targets.find(ctx.ogm, capabilityClass, discovery, true)).target;
+  // Forgotten above, so this reads the graph, or shares a read that another request declined
+  // by the same receiver started meanwhile.
+  const now = (await ctx.targets.find(ctx.ogm, capabilityClass, discovery)).target;
   if (sameTarget(now, found.target)) throw failure;
   wanted.log.info(
     { gone: found.target.serviceIri, receiver: now.serviceIri },
