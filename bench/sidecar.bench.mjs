@@ -59,6 +59,8 @@ const REFERENCE_CLI = process.env.BENCH_REFERENCE_DIST
   ? join(process.env.BENCH_REFERENCE_DIST, '..', 'bin', 'semantic-sidecar.js')
   : undefined;
 const SECONDS = envInt('BENCH_SECONDS', 5);
+// Requesters of the pipelined row: each dispatches its next Operation once the last was acknowledged.
+const PIPELINED = envInt('BENCH_PIPELINED_K', 4);
 const STARTS = envInt('BENCH_STARTS', 5);
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT_S', 300) * 1000;
 const IDLE_AIM_MB = 80;
@@ -335,6 +337,33 @@ async function throughput(robot, watch, pids, storePid, log) {
   return { ms, failed, perSecond: ms.length / seconds, peaks: peaks.stop(), cpuPerOp, requestsPerOp };
 }
 
+/**
+ * PIPELINED requesters that each dispatch back to back without waiting for the outcome (a
+ * planner handing out a batch), for SECONDS; CPU per Operation once every one of them is done.
+ */
+async function pipelinedLoad(robot, watch, pids, storePid) {
+  const api = jsonClient({ socketPath: robot.localApi });
+  const cpu = await cpuOf([...pids, storePid]);
+  const outcomes = [];
+  const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  const requester = async () => {
+    while (performance.now() < deadline) {
+      const { operation } = await api.post('/operations', OPEN_REQUEST);
+      outcomes.push(watch.terminal(operation, 30_000));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: PIPELINED }, requester));
+  } finally {
+    api.close();
+  }
+  const done = (await Promise.all(outcomes)).filter((o) => o.kind === 'done').length;
+  const seconds = (performance.now() - started) / 1000;
+  const cpuPerOp = (await cpuOf([...pids, storePid])).since(cpu).map((used) => used / Math.max(1, outcomes.length));
+  return { n: outcomes.length, failed: outcomes.length - done, perSecond: outcomes.length / seconds, cpuPerOp };
+}
+
 /** A row holding one figure rather than timings. */
 const figure = (name, value, unit, extra = {}) => ({ name, n: extra.n ?? 1, value: round(value), unit, ...extra });
 const callList = (c) =>
@@ -406,7 +435,7 @@ function proxyRows({ execute, state, load }) {
 }
 
 /** The result table, in the order of the issue's rows. */
-function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, inProcess }) {
+function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, pipelined, inProcess }) {
   const idleAim = `< ${IDLE_AIM_MB} MB`;
   const cpu = e2e.cpuPerOp;
   return [
@@ -439,6 +468,15 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
       n: load.ms.length,
       note: `door1 ${round(load.cpuPerOp[0])}, robot1 ${round(load.cpuPerOp[1])}, store ${round(load.cpuPerOp[2])}; caller and receiver ${round(load.cpuPerOp[0] + load.cpuPerOp[1])} (aim < 2)`,
     }),
+    figure(
+      `CPU per Operation, ${PIPELINED} requesters not waiting for outcomes`,
+      pipelined.cpuPerOp[0] + pipelined.cpuPerOp[1] + pipelined.cpuPerOp[2],
+      'ms',
+      {
+        n: pipelined.n,
+        note: `door1 ${round(pipelined.cpuPerOp[0])}, robot1 ${round(pipelined.cpuPerOp[1])}, store ${round(pipelined.cpuPerOp[2])}; caller and receiver ${round(pipelined.cpuPerOp[0] + pipelined.cpuPerOp[1])} (aim < 2); ${round(pipelined.perSecond)} Operations/s, ${pipelined.failed} failed`,
+      },
+    ),
     ...proxyRows(proxy),
     ...inProcess,
     figure('RSS door1 sidecar, idle', idle[0], 'MB', { aim: idleAim }),
@@ -477,11 +515,12 @@ async function measure(kids, dir) {
     const client = await clientLatency(robotApi);
     const proxy = await proxyHop(plant, kids);
     const load = await throughput(robot, watch, [door.pid, robot.pid], plant.store.pid, plant.log);
+    const pipelined = await pipelinedLoad(robot, watch, [door.pid, robot.pid], plant.store.pid);
     // What the work left resident: the young generation V8 grew under load, caches, buffers.
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
     const inProcess = await inProcessRows();
-    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, inProcess });
+    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, pipelined, inProcess });
   } finally {
     watch.close();
     robotApi.close();
