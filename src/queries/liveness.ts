@@ -194,5 +194,5 @@ export function runningOperationsQuery(graph: string, service: NamedNodeTerm): s
     OPTIONAL { ${realizerOf(capability, survivor)} FILTER(${survivor} != ${service})
       ${survivor} ${address} ?liveness_survivorAddress . ${survivor} ${lastHeartbeat} ?hb .
       OPTIONAL { ${survivor} ${heartbeatInterval} ?interval } }`;
-  return sparql`SELECT DISTINCT ${S} ?liveness_survivorAddress ?hb ?interval WHERE { ${graphFragment(graph, body)} }`.text;
+  return sparql`SELECT DISTINCT ${S} ${survivor} ?liveness_survivorAddress ?hb ?interval WHERE { ${graphFragment(graph, body)} }`.text;
 }

@@ -101,11 +101,17 @@ export async function recordDeviceAvailability(ogm: OGM, serviceIri: string, sin
 export interface RunningOperation {
   readonly operationIri: string;
   /**
-   * Addresses of the other surviving Services (reachable, alive by the per-Service rule) that
-   * realize the Operation's Capability: live twins of the resource that may have claimed it.
-   * Sorted; empty when there are none.
+   * The other surviving Services (reachable, alive by the per-Service rule) that realize the
+   * Operation's Capability, with their addresses: live twins of the resource that may have
+   * claimed it. Sorted by address; empty when there are none.
    */
-  readonly survivors: readonly string[];
+  readonly survivors: readonly SurvivingService[];
+}
+
+/** A Service that survives by the liveness rule, at its `svc:address`. */
+export interface SurvivingService {
+  readonly serviceIri: string;
+  readonly address: string;
 }
 
 /**
@@ -126,7 +132,7 @@ export async function findRunningOperations(
   const now = checkDate(options.now ?? new Date(), 'now');
   cutoffOf(maxAgeSeconds, { now });
   const rows = await ogm.db.select(runningOperationsQuery(graphOf(ogm, options), service));
-  const survivors = new Map<string, Set<string>>();
+  const survivors = new Map<string, SurvivingService[]>();
   const byOperation = new Map<string, Bindings[]>();
   for (const row of rows) {
     const operationIri = row.s?.value;
@@ -134,14 +140,20 @@ export async function findRunningOperations(
     byOperation.set(operationIri, [...(byOperation.get(operationIri) ?? []), row]);
   }
   for (const [operationIri, opRows] of byOperation) {
-    const addresses = new Set<string>();
-    for (const [address, facts] of factsByService(opRows, 'liveness_survivorAddress'))
-      if (aliveAt(facts.heartbeats, facts.intervals, now, maxAgeSeconds * 1000)) addresses.add(address);
-    survivors.set(operationIri, addresses);
+    const alive: SurvivingService[] = [];
+    for (const [serviceIri, facts] of factsByService(opRows, 'survivor')) {
+      if (!aliveAt(facts.heartbeats, facts.intervals, now, maxAgeSeconds * 1000)) continue;
+      const addresses = new Set(opRows.filter((r) => r.survivor?.value === serviceIri).map((r) => r.liveness_survivorAddress?.value));
+      for (const address of addresses) if (address !== undefined) alive.push({ serviceIri, address });
+    }
+    survivors.set(operationIri, alive);
   }
   return [...survivors]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([operationIri, addresses]) => ({ operationIri, survivors: [...addresses].sort() }));
+    .map(([operationIri, alive]) => ({
+      operationIri,
+      survivors: alive.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)),
+    }));
 }
 
 /**

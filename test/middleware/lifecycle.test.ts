@@ -179,6 +179,33 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
       const again = suite.controller();
       await again.start();
       expect(await again.readOperation(running)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
+      await again.stop();
+
+      // A twin whose port another sidecar took since: its /healthz answers, as another Service.
+      const other = suite.create({ resourceIri: plant.robot1, serviceClass: plant.ControllerService });
+      await other.start();
+      const taken = mintServiceIri(plant.door1, other.address!);
+      await registerService(ogm, {
+        resourceIri: plant.door1,
+        serviceIri: taken,
+        serviceClass: plant.ControllerService,
+        address: other.address!,
+      });
+      await registerWorkflow(ogm, {
+        resourceIri: plant.door1,
+        serviceIri: taken,
+        workflowIri: mintWorkflowIri(taken, 'open'),
+        workflowClass: plant.OpenDoorWorkflow,
+        capabilityIri: mintCapabilityIri(plant.door1, 'open'),
+        capabilityClass: plant.DoorOpeningCapability,
+        endpoint: buildWorkflowEndpoint(other.address!, 'open'),
+      });
+      await updateHeartbeat(ogm, taken);
+      const second = await queuedOp();
+      await setOperationStatus(suite.newOgm(), { operationIri: second, status: 'running' });
+      const third = suite.controller();
+      await third.start();
+      expect(await third.readOperation(second)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
     },
   );
 

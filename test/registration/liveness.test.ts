@@ -120,7 +120,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     // Service itself (fresh, reachable) does not count; the monitor realizes no Workflow.
     const before = suite.store!.requestCount;
     expect(await findRunningOperations(suite.ogm, restarted, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([
-      { operationIri: running, survivors: ['http://127.0.0.1:8203'] },
+      { operationIri: running, survivors: [{ serviceIri: twin, address: 'http://127.0.0.1:8203' }] },
     ]);
     expect(suite.store!.requestCount - before).toBe(1);
     expect(await orphans()).toEqual([]);
@@ -189,7 +189,7 @@ describe.each(['embedded', 'remote'] as const)('liveness on the %s store', (kind
     expect(await statusOf(running)).toBe('running');
     // Queue reconstruction of the dead twin sees the live one as a survivor by the same rule.
     expect(await findRunningOperations(suite.ogm, dead, MAX_AGE, { now: NOW, namedGraph: G })).toEqual([
-      { operationIri: running, survivors: ['http://127.0.0.1:8203'] },
+      { operationIri: running, survivors: [{ serviceIri: live, address: 'http://127.0.0.1:8203' }] },
     ]);
     // Past 3 x 60 s it is dead too: no survivor.
     const later = new Date(NOW.getTime() + 81_000);

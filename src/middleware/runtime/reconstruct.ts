@@ -6,7 +6,7 @@ import { readOperation } from '../operations/operation-watch.js';
 import { FailureKind, OperationStatus } from '../../vocab/status.js';
 import { RECLAIM_REASON } from '../constants.js';
 import type { MiddlewareContext } from './context.js';
-import { liveAddresses } from './twin-probe.js';
+import { liveTwins } from './twin-probe.js';
 
 // Failed store requests each instance had seen when it last read its queued Operations.
 const seenStoreFailures = new WeakMap<MiddlewareContext, number>();
@@ -62,15 +62,18 @@ async function orphanOutcome(ctx: MiddlewareContext, operationIri: string): Prom
 
 /** The candidates no live twin may be running, logging the ones left to a twin. */
 async function withoutLiveTwins(ctx: MiddlewareContext, candidates: readonly RunningOperation[]): Promise<string[]> {
-  const alive = await liveAddresses(
-    ctx.fetch,
-    candidates.flatMap((c) => c.survivors),
-  );
+  // Each twin asked once, though it may realize the Capability of several candidates.
+  const twins = new Map(candidates.flatMap((c) => c.survivors).map((s) => [`${s.serviceIri} ${s.address}`, s]));
+  const alive = await liveTwins(ctx.fetch, [...twins.values()]);
   const orphans: string[] = [];
   for (const { operationIri, survivors } of candidates) {
-    const twin = survivors.find((address) => alive.has(address));
+    const twin = survivors.find((s) => alive.has(s.serviceIri));
     if (twin === undefined) orphans.push(operationIri);
-    else ctx.logger.info({ operation: operationIri, twin }, 'running operation left to a live twin that realizes its Capability');
+    else
+      ctx.logger.info(
+        { operation: operationIri, twin: twin.address, twinService: twin.serviceIri },
+        'running operation left to a live twin that realizes its Capability',
+      );
   }
   return orphans;
 }

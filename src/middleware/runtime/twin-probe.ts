@@ -1,34 +1,38 @@
 import { buildHealthUrl } from '../../iri/endpoints.js';
 import { LIMITS } from '../../limits.js';
+import type { SurvivingService } from '../../registration/liveness.js';
+import { TWIN_MATCH_HEADER, TWIN_PROBE_HEADER } from '../constants.js';
 import type { FetchFunction } from '../options.js';
 
 /**
- * The addresses among `addresses` whose `GET /healthz` answers 2xx within `timeoutMs`: the twin
- * instances that are alive, as opposed to ones whose heartbeat still looks fresh because they
- * died moments ago. Each address is asked once, all at the same time; an error or a timeout
- * counts as dead.
- * @example await liveAddresses(fetch, ['http://10.0.0.5:8001']) // Set { 'http://10.0.0.5:8001' }
+ * The twins among `twins` that are alive: their `GET /healthz` answers 2xx within `timeoutMs`,
+ * as opposed to ones whose heartbeat still looks fresh because they died moments ago. Each is
+ * asked once, all at the same time, naming the Service expected there; an answer that says
+ * another Service serves that address now (its port was taken by another sidecar) counts as
+ * dead, as do an error and a timeout. An answer that does not say (a build before the question
+ * existed) counts as alive, so a twin is never taken for dead during a rolling upgrade.
+ * @example await liveTwins(fetch, [{ serviceIri, address: 'http://10.0.0.5:8001' }]) // Set { serviceIri }
+ * @returns the Service IRIs of the live twins.
  */
-export async function liveAddresses(
+export async function liveTwins(
   fetch: FetchFunction,
-  addresses: Iterable<string>,
+  twins: readonly SurvivingService[],
   timeoutMs: number = LIMITS.twinProbeTimeoutMs,
 ): Promise<Set<string>> {
-  const distinct = [...new Set(addresses)];
   const alive = await Promise.all(
-    distinct.map(async (address) => {
+    twins.map(async ({ serviceIri, address }) => {
       try {
         const res = await fetch(buildHealthUrl(address), {
           method: 'GET',
-          headers: { accept: 'application/json' },
+          headers: { accept: 'application/json', [TWIN_PROBE_HEADER]: serviceIri },
           signal: AbortSignal.timeout(timeoutMs),
         });
         await res.text().catch(() => '');
-        return res.ok;
+        return res.ok && res.headers?.get(TWIN_MATCH_HEADER) !== 'false';
       } catch {
         return false;
       }
     }),
   );
-  return new Set(distinct.filter((_, i) => alive[i]));
+  return new Set(twins.filter((_, i) => alive[i]).map((twin) => twin.serviceIri));
 }

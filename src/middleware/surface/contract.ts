@@ -59,6 +59,11 @@ export interface HttpSurface {
   outcome?(operationIri: string): { outcome: Promise<Outcome>; cancel: () => void };
   /** Liveness for `GET /healthz`: the process serves. */
   live(): boolean;
+  /**
+   * Whether this instance is the Service `serviceIri`: `GET /healthz` says so to a twin's
+   * start-up probe that names the Service it expects (see `twin-probe.ts`). Absent: never asked.
+   */
+  isService?(serviceIri: string): boolean;
   /** Readiness for `GET /readyz`: registered (in resource mode) and the store answers. */
   ready(): Promise<boolean>;
   /** The semantic connectors' parameters; `/parameters` lists none without them. */

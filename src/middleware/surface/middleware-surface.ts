@@ -29,6 +29,7 @@ export function buildSurface(ctx: MiddlewareContext, worker: TriggerWorker): Htt
     },
     ...(resource && { outcome: (operationIri: string) => ctx.outcomes.listen(operationIri) }),
     live: () => ctx.phase !== 'stopped',
+    isService: (serviceIri) => ctx.serviceIri === serviceIri,
     ready: async () => {
       if (!resource) return storeAnswers(ctx);
       const down = ctx.device.unavailability;

@@ -49,6 +49,19 @@ describe('createApp: root, probes, unknown routes', () => {
     expect(await jsonOf(await fetch(`${url}/healthz`))).toEqual({ status: 503, body: { detail: 'not live: event loop wedged' } });
   });
 
+  it("should say on /healthz whether it is the Service a twin's probe expects, and only when asked", async () => {
+    const url = await start({ isService: (iri) => iri === 'https://example.org/plant#door1_service' });
+    const matchOf = async (expected?: string): Promise<string | null> => {
+      const res = await fetch(`${url}/healthz`, { headers: expected === undefined ? {} : { 'sm-expect-service': expected } });
+      await res.text();
+      expect(res.status).toBe(200);
+      return res.headers.get('sm-service-match');
+    };
+    expect(await matchOf('https://example.org/plant#door1_service')).toBe('true');
+    expect(await matchOf('https://example.org/plant#robot1_service')).toBe('false');
+    expect(await matchOf()).toBeNull();
+  });
+
   it('should answer /readyz 200 when ready, 503 with a detail when not or when ready() throws', async () => {
     let ready: () => Promise<boolean> = () => Promise.resolve(true);
     const url = await start({ ready: () => ready() });
