@@ -121,7 +121,9 @@ async function dispatch(
     options.requestedBy ?? libraryCaller(ctx.serviceIri, ctx.options.resourceIri ?? undefined),
     'requestedBy',
   );
-  const discovery = { targetResource: options.targetResource ?? null, freshWithinSeconds: ctx.options.stalenessThreshold, ...ctx.graph };
+  // Checked here, before it names an entry of the discovery cache.
+  const targetResource = options.targetResource == null ? null : assertIri(options.targetResource, 'targetResource');
+  const discovery = { targetResource, freshWithinSeconds: ctx.options.stalenessThreshold, ...ctx.graph };
   const found = await ctx.targets.find(ctx.ogm, capabilityClass, discovery);
   const draft: OperationDraft = { operationIri, data: {}, target: publicTarget(found.target) };
   // The caller's body runs in the request's trace (its log lines carry it).
