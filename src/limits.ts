@@ -150,7 +150,7 @@ export const LIMITS = Object.freeze({
    * Short beside the heartbeat (30 s) and the staleness threshold (90 s), so a fresher receiver
    * is taken up within a second; a remembered receiver that declines the Operation (refuses the
    * connection, or answers 503: stopping, device down) is forgotten and discovery asked again at
-   * once, so a receiver that is gone or withdrawn costs no failed request.
+   * once, so it costs no failed request that a fresh discovery would have spared.
    */
   discoveryCacheMs: 1_000,
   /** Capability classes (and pinned resources) whose discovery a caller remembers at once; past it the oldest goes. */

@@ -8,14 +8,13 @@ import { describe, expect } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TriggerDeliveryError } from '../../src/errors.js';
-import { buildWorkflowEndpoint, mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { mintWorkflowIri } from '../../src/iri/index.js';
 import type { DeviceHealthReport } from '../../src/middleware/index.js';
 import { DispatchTargets } from '../../src/middleware/operations/dispatch-targets.js';
-import { makeServiceReachable, registerService, registerWorkflow } from '../../src/registration/index.js';
 import { MeasuredStore } from '../../src/store/measured-store.js';
 import { PLANT, plant, sm } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
-import { logSink, middlewareSuite, OPEN, OPEN_REQUEST, until } from './support/harness.js';
+import { logSink, middlewareSuite, OPEN, OPEN_REQUEST, registerOpenReceiver, until } from './support/harness.js';
 
 const G = 'urn:test:middleware:discovery-cache';
 const DOOR2 = PLANT('door2');
@@ -70,6 +69,25 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
     return { op, seen: seen!, outcome };
   }
 
+  /**
+   * Receivers of door1 and door2 (each with its `options`), and a caller that has dispatched one
+   * Operation and so remembers one of them: `remembered` and `other`, each with the name its runs
+   * are recorded under in `ran` (emptied).
+   */
+  async function twoReceivers(ran: string[], options: { door1?: object; door2?: object } = {}) {
+    const doors = { door1: receiver(ran, 'door1', options.door1), door2: receiver(ran, 'door2', { resourceIri: DOOR2, ...options.door2 }) };
+    await Promise.all([doors.door1.start(), doors.door2.start()]);
+    const calling = await caller();
+    const { seen } = await requestOne(calling.robot);
+    const [rememberedName, otherName] = seen === doors.door1.serviceIri ? (['door1', 'door2'] as const) : (['door2', 'door1'] as const);
+    ran.length = 0;
+    return { ...calling, remembered: doors[rememberedName], rememberedName, other: doors[otherName], otherName };
+  }
+
+  /** The caller's activity entries of `operationIri`. */
+  const activityOf = (robot: Awaited<ReturnType<typeof caller>>['robot'], operationIri: string) =>
+    robot.activity!.entries().entries.filter((e) => e.operation === operationIri);
+
   onStore('should read discovery once while it is remembered, and share one read among requests that miss together', async () => {
     const ran: string[] = [];
     const door = receiver(ran, 'door1');
@@ -94,24 +112,17 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
 
   onStore('should send the Operation where discovery points now when the remembered receiver is gone', async () => {
     const ran: string[] = [];
-    const door1 = receiver(ran, 'door1');
-    const door2 = receiver(ran, 'door2', { resourceIri: DOOR2 });
-    await Promise.all([door1.start(), door2.start()]);
-    const { robot, selects, lines } = await caller();
-    const { seen: remembered } = await requestOne(robot);
-    const [gone, other] = remembered === door1.serviceIri ? [door1, door2] : [door2, door1];
+    const { robot, selects, lines, remembered: gone, other, otherName } = await twoReceivers(ran);
     // Stopped: deregistered, and nothing listens at its address any more.
     await gone.stop();
-    ran.length = 0;
     const before = selects();
     const { op, seen, outcome } = await requestOne(robot);
     // The body saw the remembered receiver; the Operation, reverted there, ran once at the other.
     expect(seen).toBe(gone.serviceIri);
     expect(outcome).toMatchObject({ status: 'done', workflowIri: mintWorkflowIri(other.serviceIri!, 'open') });
-    expect(ran).toEqual([`${other === door1 ? 'door1' : 'door2'} ${op}`]);
+    expect(ran).toEqual([`${otherName} ${op}`]);
     expect(selects() - before).toBe(1);
-    const entries = robot.activity!.entries().entries.filter((e) => e.operation === op);
-    expect(entries.map((e) => [e.kind, e.service])).toEqual([
+    expect(activityOf(robot, op).map((e) => [e.kind, e.service])).toEqual([
       ['reverted', gone.serviceIri],
       ['request', other.serviceIri],
     ]);
@@ -125,14 +136,8 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
 
   onStore('should share one discovery read among the requests that a gone receiver declined together', async () => {
     const ran: string[] = [];
-    const door1 = receiver(ran, 'door1');
-    const door2 = receiver(ran, 'door2', { resourceIri: DOOR2 });
-    await Promise.all([door1.start(), door2.start()]);
-    const { robot, selects } = await caller();
-    const { seen: remembered } = await requestOne(robot);
-    const [gone, other] = remembered === door1.serviceIri ? [door1, door2] : [door2, door1];
+    const { robot, selects, remembered: gone, other } = await twoReceivers(ran);
     await gone.stop();
-    ran.length = 0;
     const reads = selects();
     const outcomes = await Promise.all([1, 2, 3, 4].map(() => requestOne(robot)));
     for (const { outcome } of outcomes)
@@ -150,26 +155,29 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
         ['door2', { available: true }],
       ]);
       const health = (name: string) => ({ deviceHealth: () => Promise.resolve(reports.get(name)!), deviceHealthIntervalMs: 50 });
-      const door1 = receiver(ran, 'door1', health('door1'));
-      const door2 = receiver(ran, 'door2', { resourceIri: DOOR2, ...health('door2') });
-      await Promise.all([door1.start(), door2.start()]);
-      const { robot, selects } = await caller();
-      const { seen: remembered } = await requestOne(robot);
-      const [down, other] = remembered === door1.serviceIri ? ['door1', door2] : ['door2', door1];
-      const withdrawn = down === 'door1' ? door1 : door2;
-      reports.set(down, { available: false, reason: 'unplugged' });
+      const {
+        robot,
+        selects,
+        remembered: withdrawn,
+        rememberedName,
+        other,
+        otherName,
+      } = await twoReceivers(ran, {
+        door1: health('door1'),
+        door2: health('door2'),
+      });
+      reports.set(rememberedName, { available: false, reason: 'unplugged' });
       await until(
         async () => (await suite.dump()).includes(`<${withdrawn.serviceIri}> <${sm.deviceUnavailableSince}>`),
         'the device marked down',
       );
-      ran.length = 0;
       const reads = selects();
       const { op, seen, outcome } = await requestOne(robot);
       expect(seen).toBe(withdrawn.serviceIri);
       expect(outcome).toMatchObject({ status: 'done', workflowIri: mintWorkflowIri(other.serviceIri!, 'open') });
-      expect(ran).toEqual([`${other === door1 ? 'door1' : 'door2'} ${op}`]);
+      expect(ran).toEqual([`${otherName} ${op}`]);
       expect(selects()).toBe(reads + 1);
-      const entries = robot.activity!.entries().entries.filter((e) => e.operation === op);
+      const entries = activityOf(robot, op);
       expect(entries.map((e) => [e.kind, e.service])).toEqual([
         ['reverted', withdrawn.serviceIri],
         ['request', other.serviceIri],
@@ -194,19 +202,7 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const serviceIri = mintServiceIri(DOOR2, address);
-      const ogm = suite.newOgm();
-      await registerService(ogm, { resourceIri: DOOR2, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
-      await registerWorkflow(ogm, {
-        resourceIri: DOOR2,
-        serviceIri,
-        workflowIri: mintWorkflowIri(serviceIri, 'open'),
-        workflowClass: plant.OpenDoorWorkflow,
-        capabilityIri: mintCapabilityIri(DOOR2, 'open'),
-        capabilityClass: plant.DoorOpeningCapability,
-        endpoint: buildWorkflowEndpoint(address, 'open'),
-      });
-      await makeServiceReachable(ogm, serviceIri, address);
+      await registerOpenReceiver(suite.newOgm(), DOOR2, address);
       // No heartbeat: the graph is compared before and after the refused request.
       const door = receiver([], 'door1', { heartbeatInterval: null });
       await door.start();
@@ -238,18 +234,7 @@ describe.each(['embedded', 'remote'] as const)('the discovery cache on the %s st
     expect((await requestOne(robot, pinned)).seen).toBe(serviceIri);
     // Gone without deregistering, as a killed sidecar: its Service stays in the graph, reachable and fresh.
     await door.stop();
-    const ogm = suite.newOgm();
-    await registerService(ogm, { resourceIri: plant.door1, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
-    await registerWorkflow(ogm, {
-      resourceIri: plant.door1,
-      serviceIri,
-      workflowIri: mintWorkflowIri(serviceIri, 'open'),
-      workflowClass: plant.OpenDoorWorkflow,
-      capabilityIri: mintCapabilityIri(plant.door1, 'open'),
-      capabilityClass: plant.DoorOpeningCapability,
-      endpoint: buildWorkflowEndpoint(address, 'open'),
-    });
-    await makeServiceReachable(ogm, serviceIri, address);
+    expect(await registerOpenReceiver(suite.newOgm(), plant.door1, address)).toBe(serviceIri);
     const before = await suite.dump();
     const reads = selects();
     const error = await rejection(robot.request({ ...OPEN_REQUEST, ...pinned }));

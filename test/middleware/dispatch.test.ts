@@ -1,18 +1,28 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mintCapabilityIri, mintServiceIri, mintWorkflowIri } from '../../src/iri/index.js';
+import { mintCapabilityIri, mintWorkflowIri } from '../../src/iri/index.js';
 import { OperationResolutionError, TriggerDeliveryError, ValueError, type Claimed } from '../../src/middleware/index.js';
 import type { FailureSnapshot } from '../../src/middleware/operations/failure-state.js';
-import { registerService, registerWorkflow, makeServiceReachable, servicesOfResource } from '../../src/registration/index.js';
-import { buildWorkflowEndpoint } from '../../src/iri/index.js';
+import { servicesOfResource } from '../../src/registration/index.js';
 import { PLANT, plant, svc, w3 } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
 import type { Bindings } from '../../src/store/triple-store.js';
 
 /** The cancel watch's query (`cancelRequestsQuery`): the running Operations, and a cancel request of theirs. */
 const CANCEL_WATCH = /VALUES \?op[^}]*\}\s*\?op <https:\/\/w3id\.org\/semantic-middleware#cancelRequested>/u;
-import { ANGLE, DOOR_STATE, FlakyStore, gate, middlewareSuite, NOTE, OPEN, OPEN_REQUEST, until } from './support/harness.js';
+import {
+  ANGLE,
+  DOOR_STATE,
+  FlakyStore,
+  gate,
+  middlewareSuite,
+  NOTE,
+  OPEN,
+  OPEN_REQUEST,
+  registerOpenReceiver,
+  until,
+} from './support/harness.js';
 
 const G = 'urn:test:middleware:dispatch';
 const DOOR2 = PLANT('door2');
@@ -265,19 +275,7 @@ describe.each(['embedded', 'remote'] as const)('dispatch between middleware inst
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const serviceIri = mintServiceIri(DOOR2, address);
-      const ogm = suite.newOgm();
-      await registerService(ogm, { resourceIri: DOOR2, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
-      await registerWorkflow(ogm, {
-        resourceIri: DOOR2,
-        serviceIri,
-        workflowIri: mintWorkflowIri(serviceIri, 'open'),
-        workflowClass: plant.OpenDoorWorkflow,
-        capabilityIri: mintCapabilityIri(DOOR2, 'open'),
-        capabilityClass: plant.DoorOpeningCapability,
-        endpoint: buildWorkflowEndpoint(address, 'open'),
-      });
-      await makeServiceReachable(ogm, serviceIri, address);
+      await registerOpenReceiver(suite.newOgm(), DOOR2, address);
       const robot = await caller();
       const before = await suite.dump();
       const error = await rejection(robot.request({ ...OPEN_REQUEST, targetResource: DOOR2 }, (d) => void (d.data.testNote = 'x')));

@@ -5,7 +5,6 @@ import {
   buildStateEndpoint,
   buildWorkflowEndpoint,
   mintCapabilityIri,
-  mintServiceIri,
   mintStatePropertyIri,
   mintWorkflowIri,
 } from '../../src/iri/index.js';
@@ -16,10 +15,10 @@ import {
   SHUTDOWN_REASON,
   TransitionConflictError,
 } from '../../src/middleware/index.js';
-import { registerService, registerWorkflow, setOperationStatus, updateHeartbeat } from '../../src/registration/index.js';
+import { setOperationStatus } from '../../src/registration/index.js';
 import { PLANT, plant, svc } from '../../src/vocab/index.js';
 import { rejection } from '../support/per-store.js';
-import { DOOR_STATE, gate, middlewareSuite, OPEN, postJson, until } from './support/harness.js';
+import { DOOR_STATE, gate, middlewareSuite, OPEN, postJson, registerOpenReceiver, until } from './support/harness.js';
 
 const G = 'urn:test:middleware:lifecycle';
 
@@ -158,24 +157,7 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
         });
       });
       const deadAddress = `http://127.0.0.1:${closedPort}`;
-      const dead = mintServiceIri(plant.door1, deadAddress);
-      const ogm = suite.newOgm();
-      await registerService(ogm, {
-        resourceIri: plant.door1,
-        serviceIri: dead,
-        serviceClass: plant.ControllerService,
-        address: deadAddress,
-      });
-      await registerWorkflow(ogm, {
-        resourceIri: plant.door1,
-        serviceIri: dead,
-        workflowIri: mintWorkflowIri(dead, 'open'),
-        workflowClass: plant.OpenDoorWorkflow,
-        capabilityIri: mintCapabilityIri(plant.door1, 'open'),
-        capabilityClass: plant.DoorOpeningCapability,
-        endpoint: buildWorkflowEndpoint(deadAddress, 'open'),
-      });
-      await updateHeartbeat(ogm, dead);
+      await registerOpenReceiver(suite.newOgm(), plant.door1, deadAddress);
       const again = suite.controller();
       await again.start();
       expect(await again.readOperation(running)).toMatchObject({ status: 'failed', result: RECLAIM_REASON });
@@ -184,23 +166,7 @@ describe.each(['embedded', 'remote'] as const)('middleware lifecycle on the %s s
       // A twin whose port another sidecar took since: its /healthz answers, as another Service.
       const other = suite.create({ resourceIri: plant.robot1, serviceClass: plant.ControllerService });
       await other.start();
-      const taken = mintServiceIri(plant.door1, other.address!);
-      await registerService(ogm, {
-        resourceIri: plant.door1,
-        serviceIri: taken,
-        serviceClass: plant.ControllerService,
-        address: other.address!,
-      });
-      await registerWorkflow(ogm, {
-        resourceIri: plant.door1,
-        serviceIri: taken,
-        workflowIri: mintWorkflowIri(taken, 'open'),
-        workflowClass: plant.OpenDoorWorkflow,
-        capabilityIri: mintCapabilityIri(plant.door1, 'open'),
-        capabilityClass: plant.DoorOpeningCapability,
-        endpoint: buildWorkflowEndpoint(other.address!, 'open'),
-      });
-      await updateHeartbeat(ogm, taken);
+      await registerOpenReceiver(suite.newOgm(), plant.door1, other.address!);
       const second = await queuedOp();
       await setOperationStatus(suite.newOgm(), { operationIri: second, status: 'running' });
       const third = suite.controller();

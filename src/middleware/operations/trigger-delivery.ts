@@ -70,9 +70,9 @@ export async function deliverTrigger(
       if (channel) return channel;
     } catch (cause) {
       const why = errorField(cause, 'name') === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : causeText(cause);
-      const code = errorField(cause, 'code') ?? errorField(errorField(cause, 'cause'), 'code');
-      const make = typeof code === 'string' && NEVER_REACHED.has(code) ? declinedError : newDeliveryError;
-      throw make(`event trigger of the receiver at ${url} was not delivered: ${why}`, { cause });
+      const code = errorCode(cause);
+      const neverReached = typeof code === 'string' && NEVER_REACHED.has(code);
+      throw deliveryError(`event trigger of the receiver at ${url} was not delivered: ${why}`, neverReached, { cause });
     }
     const body = await response.text().catch(() => '');
     if (response.status === 401) throw new TriggerDeliveryError(refusedText(url, address, token !== undefined));
@@ -80,8 +80,10 @@ export async function deliverTrigger(
       // A receiver (or a proxy in front of it) might echo the request's headers.
       const safe = token === undefined ? body : body.split(token).join('[redacted]');
       const preview = safe.length > BODY_PREVIEW ? `${safe.slice(0, BODY_PREVIEW)}...` : safe;
-      const make = response.status === 503 ? declinedError : newDeliveryError;
-      throw make(`event trigger of the receiver at ${url} answered ${response.status}${preview ? `: ${preview}` : ''}`);
+      throw deliveryError(
+        `event trigger of the receiver at ${url} answered ${response.status}${preview ? `: ${preview}` : ''}`,
+        response.status === 503,
+      );
     }
     return {};
   } finally {
@@ -164,11 +166,10 @@ export function declinedByReceiver(error: unknown): boolean {
   return error instanceof TriggerDeliveryError && declined.has(error);
 }
 
-const newDeliveryError = (message: string, options?: ErrorOptions): TriggerDeliveryError => new TriggerDeliveryError(message, options);
-
-function declinedError(message: string, options?: ErrorOptions): TriggerDeliveryError {
+/** A TriggerDeliveryError, marked for {@link declinedByReceiver} when the receiver `declinedIt`. */
+function deliveryError(message: string, declinedIt: boolean, options?: ErrorOptions): TriggerDeliveryError {
   const error = new TriggerDeliveryError(message, options);
-  declined.add(error);
+  if (declinedIt) declined.add(error);
   return error;
 }
 
@@ -185,6 +186,12 @@ function errorField(value: unknown, field: 'name' | 'message' | 'code' | 'cause'
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
 }
 
+/** The error's code: Node's client puts it on the error, fetch on its cause. */
+function errorCode(cause: unknown): unknown {
+  const own = errorField(cause, 'code');
+  return typeof own === 'string' ? own : errorField(errorField(cause, 'cause'), 'code');
+}
+
 /**
  * The error's message and code: Node's client puts the code on the error (`connect ECONNREFUSED
  * ...`, `self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)`), fetch on its cause (`fetch
@@ -193,8 +200,7 @@ function errorField(value: unknown, field: 'name' | 'message' | 'code' | 'cause'
 function causeText(cause: unknown): string {
   const message = errorField(cause, 'message');
   if (typeof message !== 'string') return String(cause);
-  const own = errorField(cause, 'code');
-  const code = typeof own === 'string' ? own : errorField(errorField(cause, 'cause'), 'code');
+  const code = errorCode(cause);
   if (typeof code !== 'string' && typeof code !== 'number') return message;
   const named = message.includes(String(code)) ? message : `${message} (${String(code)})`;
   return `${named}${untrustedCertificateHint(code, "the receiver's")}`;

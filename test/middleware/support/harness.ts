@@ -4,8 +4,8 @@ import pino from 'pino';
 import { StoreError } from '../../../src/errors.js';
 import type { Logger } from '../../../src/lib/logger.js';
 import { SemanticMiddleware, type SemanticMiddlewareOptions } from '../../../src/middleware/index.js';
-import { mintCapabilityIri, mintOperationIri } from '../../../src/iri/index.js';
-import { createOperation } from '../../../src/registration/index.js';
+import { buildWorkflowEndpoint, mintCapabilityIri, mintOperationIri, mintServiceIri, mintWorkflowIri } from '../../../src/iri/index.js';
+import { createOperation, makeServiceReachable, registerService, registerWorkflow } from '../../../src/registration/index.js';
 import { OGM } from '../../../src/ogm/index.js';
 import { MeasuredStore, type StoreRequestKind } from '../../../src/store/measured-store.js';
 import type { FetchFunction } from '../../../src/middleware/options.js';
@@ -107,6 +107,28 @@ export class FlakyStore implements TripleStore {
   async close(): Promise<void> {
     // The inner store belongs to the suite.
   }
+}
+
+/**
+ * Registers, with the registration functions alone, a Service of `resourceIri` at `address` that
+ * realizes the door's `open` Workflow, reachable and with a fresh heartbeat: what the graph holds
+ * of a receiver there, whatever answers at that address (a raw server, nothing, another process).
+ * @returns its Service IRI, `mintServiceIri(resourceIri, address)`.
+ */
+export async function registerOpenReceiver(ogm: OGM, resourceIri: string, address: string): Promise<string> {
+  const serviceIri = mintServiceIri(resourceIri, address);
+  await registerService(ogm, { resourceIri, serviceIri, serviceClass: plant.ControllerService, address, reachable: false });
+  await registerWorkflow(ogm, {
+    resourceIri,
+    serviceIri,
+    workflowIri: mintWorkflowIri(serviceIri, OPEN.name),
+    workflowClass: OPEN.workflowClass,
+    capabilityIri: mintCapabilityIri(resourceIri, OPEN.name),
+    capabilityClass: OPEN.capabilityClass,
+    endpoint: buildWorkflowEndpoint(address, OPEN.name),
+  });
+  await makeServiceReachable(ogm, serviceIri, address);
+  return serviceIri;
 }
 
 /** Polls `condition` every 20 ms until it holds; throws with `what` after `timeoutMs`. */
