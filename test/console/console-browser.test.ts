@@ -119,6 +119,8 @@ describeInBrowser(`the web console in headless Chromium${'missing' in chromium ?
   it('should ask for the token, take it by keyboard, and show the three Services live', async () => {
     await page.goto(consoleUrl);
     expect(page.url()).toMatch(/\/console\/login$/u);
+    // The form's autofocus may land after the load event on a busy machine; keys typed before it are lost.
+    await page.waitForFunction("document.activeElement?.id === 'token'", undefined, { timeout: 10_000 });
     await page.keyboard.type(TOKEN);
     await page.keyboard.press('Enter');
     await page.waitForURL(consoleUrl);
