@@ -41,14 +41,9 @@ export async function dispatchFloor(storeUrl, { n, warmup }) {
   const captured = await captureLifecycleWrites(store, `urn:bench:floor:${process.pid}`);
   try {
     const [create, claim, terminal] = captured.writes;
-    const form = 'application/x-www-form-urlencoded';
+    // The body as the product sends an update: the text itself, no form encoding.
     const write = async (text, operation, which, mustMatch) => {
-      const answer = await barePost(
-        agent,
-        storeTarget,
-        `update=${encodeURIComponent(text.split(captured.operation).join(operation))}`,
-        form,
-      );
+      const answer = await barePost(agent, storeTarget, text.split(captured.operation).join(operation), 'application/sparql-update');
       if (mustMatch && updateReport(answer) !== true) throw new Error(`replayed ${which} matched nothing: ${answer.slice(0, 200)}`);
     };
     return await timeEach(

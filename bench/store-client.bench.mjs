@@ -71,10 +71,10 @@ async function clients(url) {
 
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const { hostname, port, pathname } = new URL(url);
-  const bare = (form) => barePost(agent, { hostname, port, path: pathname }, form, FORM);
+  const bare = (body, type) => barePost(agent, { hostname, port, path: pathname }, body, type);
   all['bare keep-alive http.request'] = {
-    select: async (q) => parseSelectJson(await bare(`query=${encodeURIComponent(q)}`), url),
-    update: (u) => bare(`update=${encodeURIComponent(u)}`),
+    select: async (q) => parseSelectJson(await bare(`query=${encodeURIComponent(q)}`, FORM), url),
+    update: (u) => bare(u, 'application/sparql-update'),
     close: () => Promise.resolve(agent.destroy()),
   };
   return all;

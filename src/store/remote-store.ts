@@ -52,8 +52,8 @@ const DEADLOCK = /\b40001\b|deadlock/iu;
  * first call.
  *
  * Protocol choices, each forced by a store measured here (Virtuoso 7.2.5):
- * - queries and updates are POSTed form-encoded (`query=` / `update=`): a POST with
- *   `application/sparql-query` hangs on Virtuoso;
+ * - queries are POSTed form-encoded (`query=`): a POST with `application/sparql-query` hangs on
+ *   Virtuoso; updates go as an `application/sparql-update` body, which it takes;
  * - results are asked for as `application/sparql-results+json`; Virtuoso answers an ASK with a
  *   one-column result set (`__ASK_RETVAL`, one row when true, none when false) instead of
  *   `{"boolean": ...}`, and both shapes are read;

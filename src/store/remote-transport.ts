@@ -1,8 +1,11 @@
 /**
- * The remote store's transport: one SPARQL 1.1 Protocol request, POSTed form-encoded (`query=` or
- * `update=`) with `accept: application/sparql-results+json` and basic auth, its answer read up
- * to {@link LIMITS.remoteAnswerMaxBytes} within the request's time. The store above it turns
- * answers into results or {@link StoreError}s.
+ * The remote store's transport: one SPARQL 1.1 Protocol request, POSTed with `accept:
+ * application/sparql-results+json` and basic auth, its answer read up to
+ * {@link LIMITS.remoteAnswerMaxBytes} within the request's time. A query goes form-encoded
+ * (`query=`: Virtuoso hangs on an `application/sparql-query` body); an update goes as an
+ * `application/sparql-update` body, which the protocol requires every service to take and which
+ * spares both ends percent-encoding the text. The store above it turns answers into results or
+ * {@link StoreError}s.
  *
  * By default requests go out on keep-alive connections of the store's own, with Node's HTTP
  * client ({@link KeepAliveClient}: about 40% of the CPU of `fetch`, see
@@ -54,13 +57,25 @@ export interface StoreTransport {
 }
 
 const JSON_RESULTS = 'application/sparql-results+json';
+const FORM = 'application/x-www-form-urlencoded';
+const UPDATE_BODY = 'application/sparql-update; charset=utf-8';
 
 /** The transport for `options`: the store's own connections, or `options.fetch` when one is given. */
 export function openTransport(options: TransportOptions): StoreTransport {
-  const headers: Record<string, string> = { accept: JSON_RESULTS, 'content-type': 'application/x-www-form-urlencoded' };
   const { user, password } = options;
-  if (user !== undefined && password !== undefined) headers.authorization = `Basic ${basicCredentials(user, password)}`;
+  const auth: Record<string, string> =
+    user !== undefined && password !== undefined ? { authorization: `Basic ${basicCredentials(user, password)}` } : {};
+  const headers: RequestHeaders = {
+    query: { accept: JSON_RESULTS, 'content-type': FORM, ...auth },
+    update: { accept: JSON_RESULTS, 'content-type': UPDATE_BODY, ...auth },
+  };
   return options.fetch ? new FetchTransport(options, headers, options.fetch) : new HttpTransport(options, headers);
+}
+
+/** The headers of a query and of an update, each built once. */
+interface RequestHeaders {
+  query: Record<string, string>;
+  update: Record<string, string>;
 }
 
 /** The credentials of a basic-auth header, as sent (and as a store might quote them back). */
@@ -69,12 +84,13 @@ export function basicCredentials(user: string, password: string): string {
 }
 
 /**
- * The form body. `encodeURIComponent` writes a space as `%20` rather than the form's `+`, which
- * every form decoder reads alike; a lone surrogate (which it refuses) becomes U+FFFD, as
- * `URLSearchParams` would make it.
+ * The request's body: the update's text as it is, a query's form-encoded. A lone surrogate
+ * becomes U+FFFD either way, as UTF-8 encoding (and `URLSearchParams`) would make it;
+ * `encodeURIComponent` refuses it. It writes a space as `%20` rather than the form's `+`, which
+ * every form decoder reads alike.
  */
-function formBody(text: string, update: boolean): string {
-  return `${update ? 'update' : 'query'}=${encodeURIComponent(text.toWellFormed())}`;
+function bodyOf(text: string, update: boolean): string {
+  return update ? text.toWellFormed() : `query=${encodeURIComponent(text.toWellFormed())}`;
 }
 
 class HttpTransport implements StoreTransport {
@@ -85,7 +101,7 @@ class HttpTransport implements StoreTransport {
 
   constructor(
     private readonly options: TransportOptions,
-    private readonly headers: Record<string, string>,
+    private readonly headers: RequestHeaders,
   ) {
     this.query = this.client.target(options.queryUrl);
     this.update = this.client.target(options.updateUrl);
@@ -94,8 +110,8 @@ class HttpTransport implements StoreTransport {
   async send(text: string, update: boolean): Promise<StoreAnswer> {
     const answer = await this.client.send(update ? this.update : this.query, {
       method: 'POST',
-      headers: this.headers,
-      body: formBody(text, update),
+      headers: update ? this.headers.update : this.headers.query,
+      body: bodyOf(text, update),
       timeoutMs: this.options.timeoutMs,
       idempotent: !update,
     });
@@ -121,7 +137,7 @@ class FetchTransport implements StoreTransport {
 
   constructor(
     private readonly options: TransportOptions,
-    private readonly headers: Record<string, string>,
+    private readonly headers: RequestHeaders,
     private readonly fetch: typeof globalThis.fetch,
   ) {}
 
@@ -140,8 +156,8 @@ class FetchTransport implements StoreTransport {
     const { queryUrl, updateUrl, timeoutMs } = this.options;
     const res = await this.fetch(update ? updateUrl : queryUrl, {
       method: 'POST',
-      headers: this.headers,
-      body: formBody(text, update),
+      headers: update ? this.headers.update : this.headers.query,
+      body: bodyOf(text, update),
       signal: AbortSignal.timeout(timeoutMs),
     });
     const { bytes, complete } = await readWebLimited(res, LIMITS.remoteAnswerMaxBytes);

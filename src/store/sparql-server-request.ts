@@ -75,7 +75,7 @@ export async function readOperation(req: IncomingMessage, url: URL, limitBytes: 
 
 /**
  * A form of one `query=` or `update=` parameter, as the product's own clients send every
- * request, decoded without URLSearchParams (a quarter of its CPU on a 3.6 KB update); undefined
+ * query, decoded without URLSearchParams (a quarter of its CPU on a 3.6 KB update); undefined
  * for anything else, and for a value decodeURIComponent refuses (invalid UTF-8, a stray `%`),
  * which URLSearchParams then decodes its own way.
  */

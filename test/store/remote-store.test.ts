@@ -115,7 +115,7 @@ describe('remote store against loopback servers', () => {
     expect(err.message).toContain(`request to ${server.url} failed`);
   });
 
-  it('should send basic auth, form-encoded POSTs and ask for SPARQL JSON', async () => {
+  it('should send basic auth, a query form-encoded and an update as its own body, and ask for SPARQL JSON', async () => {
     server = await withServer((req, _body, res) => {
       if (req.headers.authorization !== `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}`) {
         res.writeHead(401).end('who are you?');
@@ -130,6 +130,14 @@ describe('remote store against loopback servers', () => {
     expect(sent?.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(sent?.headers.accept).toBe('application/sparql-results+json');
     expect(new URLSearchParams(sent?.body).get('query')).toBe('SELECT ?s WHERE { ?s ?p ?o }');
+    // A lone surrogate, which no UTF-8 text can carry, goes as U+FFFD.
+    await store.update('INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> "é+%20&update=x \uD800" } }');
+    const update = server.requests[1];
+    expect(update?.method).toBe('POST');
+    expect(update?.headers['content-type']).toBe('application/sparql-update; charset=utf-8');
+    expect(update?.headers.accept).toBe('application/sparql-results+json');
+    expect(update?.headers.authorization).toBe(sent?.headers.authorization);
+    expect(update?.body).toBe('INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> "é+%20&update=x \uFFFD" } }');
   });
 
   it('should take credentials out of the URL and keep them out of description and errors', async () => {
@@ -166,7 +174,7 @@ describe('remote store against loopback servers', () => {
 
   it('should fall back to the after-ASK when the update answer carries no report (204)', async () => {
     server = await withServer((_req, body, res) => {
-      if (body.startsWith('update=')) res.writeHead(204).end();
+      if (!body.startsWith('query=')) res.writeHead(204).end();
       else json(res, { head: {}, boolean: true });
     });
     const updateUrl = server.url.replace('/sparql', '/update');
@@ -174,7 +182,7 @@ describe('remote store against loopback servers', () => {
     const applied = await store.conditionalUpdate('DELETE {..} INSERT {..} WHERE {..}', { before: 'ASK {1}', after: 'ASK {2}' });
     expect(applied).toBe(true);
     expect(store.requestCount).toBe(2);
-    expect(new URLSearchParams(server.requests[0]?.body).get('update')).toBe('DELETE {..} INSERT {..} WHERE {..}');
+    expect(server.requests[0]?.body).toBe('DELETE {..} INSERT {..} WHERE {..}');
     expect(new URLSearchParams(server.requests[1]?.body).get('query')).toBe('ASK {2}');
     expect(store.description).toContain(updateUrl);
   });
@@ -198,7 +206,7 @@ describe('remote store against loopback servers', () => {
       expect(sent(0).get('query')).toBe('ASK { ?s ?p ?o }');
       expect(sent(1).get('query')).toBe(`${pragma}PREFIX ex: <urn:ex:> ASK { ?s ex:p ?o }`);
       expect(sent(2).get('query')).toBe(`${pragma}SELECT ?s WHERE { ?s ?p ?o }`);
-      expect(sent(3).get('update')).toBe('INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }');
+      expect(server.requests[3]?.body).toBe('INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }');
       await store.close();
       await server.close();
       server = undefined;

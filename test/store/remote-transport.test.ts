@@ -243,15 +243,24 @@ describe('the remote store transport against loopback servers', () => {
 
   it('should send through an injected fetch, still within timeoutMs', async () => {
     server = await loopback((_req, body, res) => (body.includes('slow') ? undefined : answer(res)));
-    const sent: { url: string; body: unknown; accept: unknown }[] = [];
+    const sent: { url: string; body: unknown; accept: unknown; type: unknown }[] = [];
     const recording: typeof fetch = (input, init) => {
-      sent.push({ url: input as string, body: init?.body, accept: (init?.headers as Record<string, string>).accept });
+      const headers = init?.headers as Record<string, string>;
+      sent.push({ url: input as string, body: init?.body, accept: headers.accept, type: headers['content-type'] });
       return fetch(input, init);
     };
     const store = openRemoteStore({ queryUrl: server.url, fetch: recording, timeoutMs: 200 });
     expect(await store.ask('ASK { ?s ?p "a b+c" }')).toBe(true);
-    expect(sent).toEqual([{ url: server.url, body: expect.any(String), accept: 'application/sparql-results+json' }]);
+    const form = 'application/x-www-form-urlencoded';
+    expect(sent).toEqual([{ url: server.url, body: expect.any(String), accept: 'application/sparql-results+json', type: form }]);
     expect(new URLSearchParams(sent[0]!.body as string).get('query')).toBe('ASK { ?s ?p "a b+c" }');
+    await store.update('INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> "a b+c" } }');
+    expect(sent[1]).toEqual({
+      url: server.url,
+      body: 'INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> "a b+c" } }',
+      accept: 'application/sparql-results+json',
+      type: 'application/sparql-update; charset=utf-8',
+    });
     const err = await storeError(store.ask('ASK { "slow" }'));
     expect(err.message).toBe(`${server.url} did not answer within 200 ms (timeoutMs)`);
   });
