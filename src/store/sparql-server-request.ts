@@ -70,7 +70,9 @@ export async function readOperation(req: IncomingMessage, url: URL, limitBytes: 
   const body = await readBody(req, limitBytes);
   if (type === FORM)
     return (url.search === '' && singleParameter(body)) || fromParams(withUrlDataset(new URLSearchParams(body), url.searchParams), true);
-  return withDataset({ kind: type === QUERY_BODY ? 'query' : 'update', text: body }, url.searchParams);
+  const op: SparqlOperation = { kind: type === QUERY_BODY ? 'query' : 'update', text: body };
+  // Without a query string there are no dataset parameters to read (and no URLSearchParams to build).
+  return url.search === '' ? op : withDataset(op, url.searchParams);
 }
 
 /**
