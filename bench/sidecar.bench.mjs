@@ -134,6 +134,8 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
     return { ...started, ...JSON.parse(started.first), localApi };
   };
   const bare = await kids.daemon('bare-proxy', [doorDevice], { script: BARE_PROXY });
+  // The same proxy with the unit's V8 flags: what those flags cost a proxy that does no more.
+  const bareUnit = await kids.daemon('bare-proxy-unit-flags', [doorDevice], { script: BARE_PROXY, env });
   const startMs = [];
   let door;
   for (let i = 0; i < starts; i++) {
@@ -149,7 +151,8 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
       throw new Error(`BENCH_REFERENCE_DIST: no launcher at ${REFERENCE_CLI}; give the dist/ of a checkout that was built`);
     });
   const startReference = REFERENCE_CLI && (() => referenceDoor(sidecar, doorDevice));
-  return { log, store, bridge, bare: { ...bare, ...JSON.parse(bare.first) }, door, robot, doorDevice, startMs, startReference };
+  const address = (proxy) => ({ ...proxy, ...JSON.parse(proxy.first) });
+  return { log, store, bridge, bare: address(bare), bareUnit: address(bareUnit), door, robot, doorDevice, startMs, startReference };
 }
 
 /**
@@ -281,10 +284,11 @@ async function proxyThroughput(address, pid, path, seconds) {
  * Sidecar and bare proxy throughput (and the reference build's sidecar, when there is one),
  * alternating in PROXY_ROUNDS rounds, the order rotating; the medians of each.
  */
-async function proxyLoad({ door, bare, reference }) {
+async function proxyLoad({ door, bare, bareUnit, reference }) {
   const targets = {
     sidecar: [door.address, door.pid, '/workflows/open/execute'],
     bare: [bare.address, bare.pid, '/open'],
+    bareUnit: [bareUnit.address, bareUnit.pid, '/open'],
     ...(reference && { reference: [reference.address, reference.pid, '/workflows/open/execute'] }),
   };
   const names = Object.keys(targets);
@@ -423,6 +427,9 @@ function proxyRows({ execute, state, load }) {
     figure(`proxy throughput, ${PROXY_CONNECTIONS} connections`, load.sidecar.perSecond, 'req/s', {
       aim: `>= ${PROXY_RATE_AIM}`,
       note: `bare proxy ${Math.round(load.bare.perSecond)} req/s (${ratio(load.sidecar.perSecond, load.bare.perSecond)}); CPU/call sidecar ${round(load.sidecar.cpuPerCall)} ms, bare ${round(load.bare.cpuPerCall)} ms; ${PROXY_SECONDS} s each`,
+    }),
+    figure('  the bare proxy with the NODE_OPTIONS of the systemd unit', load.bareUnit.perSecond, 'req/s', {
+      note: `reference: what the unit's V8 flags cost a proxy doing no more; CPU/call ${round(load.bareUnit.cpuPerCall)} ms (sidecar ${round(load.sidecar.cpuPerCall / load.bareUnit.cpuPerCall)}x)`,
     }),
     ...(load.reference
       ? [
