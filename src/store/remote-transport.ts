@@ -58,7 +58,8 @@ export interface StoreTransport {
 
 const JSON_RESULTS = 'application/sparql-results+json';
 const FORM = 'application/x-www-form-urlencoded';
-const UPDATE_BODY = 'application/sparql-update; charset=utf-8';
+// No charset parameter: the media type is UTF-8 by definition, and a store matching the type exactly takes it.
+const UPDATE_BODY = 'application/sparql-update';
 
 /** The transport for `options`: the store's own connections, or `options.fetch` when one is given. */
 export function openTransport(options: TransportOptions): StoreTransport {

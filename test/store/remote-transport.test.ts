@@ -259,7 +259,7 @@ describe('the remote store transport against loopback servers', () => {
       url: server.url,
       body: 'INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> "a b+c" } }',
       accept: 'application/sparql-results+json',
-      type: 'application/sparql-update; charset=utf-8',
+      type: 'application/sparql-update',
     });
     const err = await storeError(store.ask('ASK { "slow" }'));
     expect(err.message).toBe(`${server.url} did not answer within 200 ms (timeoutMs)`);
