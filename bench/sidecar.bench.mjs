@@ -200,10 +200,18 @@ async function dispatchLatency(robotApi, watch, log, pids) {
 /** Sequential dispatches as a local-API client sees them: POST (saying it will wait), then long-poll the status. */
 async function clientLatency(robotApi) {
   return timeEach(N, async () => {
-    const { operation } = await robotApi.post('/operations', { ...OPEN_REQUEST, wait: true });
-    const snap = await robotApi.get(`/operations/status?iri=${encodeURIComponent(operation)}&waitMs=10000`);
+    const { operation, snap } = await requestAndWait(robotApi, 10_000);
     if (snap.status !== 'done') throw new Error(`${operation} ended ${snap.status}: ${snap.result}`);
   });
+}
+
+/**
+ * Requests one Operation through robot1's local API and waits for it as a caller does: `wait:
+ * true`, then the status long-poll (answered by the outcome the receiver announces).
+ */
+async function requestAndWait(api, waitMs) {
+  const { operation } = await api.post('/operations', { ...OPEN_REQUEST, wait: true });
+  return { operation, snap: await api.get(`/operations/status?iri=${encodeURIComponent(operation)}&waitMs=${waitMs}`) };
 }
 
 /**
@@ -326,8 +334,7 @@ async function throughput(robot, pids, storePid, log) {
     const requester = async () => {
       while (performance.now() < deadline) {
         const t = performance.now();
-        const { operation } = await api.post('/operations', { ...OPEN_REQUEST, wait: true });
-        const snap = await api.get(`/operations/status?iri=${encodeURIComponent(operation)}&waitMs=30000`);
+        const { snap } = await requestAndWait(api, 30_000);
         if (snap.status === 'done') ms.push(performance.now() - t);
         else failed += 1;
       }
