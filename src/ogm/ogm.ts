@@ -16,10 +16,8 @@ import {
   describeQuery,
   followQuery,
   guardAsk,
-  guardPatterns,
-  oneOfPatterns,
-  typePatterns,
   typesQuery,
+  type WriteGuard,
 } from '../queries/ogm-writes.js';
 import type { SparqlFragment } from '../store/sparql.js';
 import { checkClasses, checkInputShape, checkMaxCounts, classesOf, resolveRemovals, resolveValues, type WriteIntent } from './validate.js';
@@ -226,28 +224,27 @@ export class OGM {
     const iri = assertIri(input.iri, 'individual IRI');
     const graph = assertIri(input.graph ?? this.graph, 'graph');
     const classes = await this.typesOf(iri, graph);
-    const { tbox, set, exact, guards } = await this.withTbox((tbox) => {
+    const { tbox, set, guard } = await this.withTbox((tbox) => {
       checkClasses(tbox, iri, classes);
       const set = resolveValues(tbox, iri, classes, input.set);
       const exact = resolveValues(tbox, iri, classes, input.guard ?? {});
       const oneOf = resolveValues(tbox, iri, classes, input.guardOneOf ?? {});
       checkMaxCounts(tbox, { focus: iri, classes, values: set });
-
       // The classes validated against are guarded too: they may have come from a cache filled
       // by a caller's own read or message, and a compare-and-set must not apply to anything else.
-      const guards = [...guardPatterns(iri, exact), ...oneOfPatterns(iri, oneOf)];
-      return { tbox, set, exact, guards: guards.length > 0 ? [...typePatterns(iri, classes), ...guards] : guards };
+      const guard: WriteGuard | undefined = exact.size + oneOf.size > 0 ? { classes, exact, oneOf } : undefined;
+      return { tbox, set, guard };
     });
     await this.checkShapes(tbox, graph, { focus: iri, classes, values: set }, new Set(set.keys()));
-    const update = commitUpdate(graph, iri, set, guards, exact);
-    if (guards.length === 0) {
+    const update = commitUpdate(graph, iri, set, guard);
+    if (!guard) {
       await this.store.update(update);
       return { applied: true };
     }
     // Built when a store reads them: the served and embedded stores and Virtuoso tell from the update itself.
     const applied = await this.store.conditionalUpdate(update, {
       get before() {
-        return guardAsk(graph, iri, guards);
+        return guardAsk(graph, iri, guard);
       },
       get after() {
         return appliedAsk(graph, iri, set);

@@ -82,9 +82,9 @@ export function graphFragment(graph: string, body: SparqlFragment): SparqlFragme
   return new SparqlFragment(inGraph(graph, body.text));
 }
 
-/** Joins fragments with spaces; the result holds only the fragments' own (safe) text. */
-export function concat(parts: readonly SparqlFragment[]): SparqlFragment {
-  return new SparqlFragment(parts.map((p) => p.text).join(' '));
+/** Joins fragments (with spaces, or `||` / `&&` between expressions); the result holds only the fragments' own (safe) text. */
+export function concat(parts: readonly SparqlFragment[], separator: ' ' | ' || ' | ' && ' = ' '): SparqlFragment {
+  return new SparqlFragment(parts.map((p) => p.text).join(separator));
 }
 
 /** `<p1>/<p2>/...`: a sequence property path of the given predicates. */

@@ -112,6 +112,39 @@ describe.each(['embedded', 'remote'] as const)('OGM on the %s store', (kind) => 
     expect([fail.applied, again.applied]).toEqual([true, false]);
   });
 
+  onStore('should refuse a guarded commit when any one guarded property holds another value', async () => {
+    const extra = (op: string, predicate: string, object: string): Promise<void> =>
+      suite.store!.update(`INSERT DATA { GRAPH <${G}> { <${op}> <${predicate}> ${object} . } }`);
+    const guard = { [svc.operationStatus]: 'queued', [svc.executionResult]: 'r', [svc.failureState]: [] };
+    const oneOf = { [svc.operationStatus]: ['queued', 'running'] };
+    const cases: [string, (op: string) => Promise<void>, 'guard' | 'oneOf', boolean][] = [
+      ['as guarded', async () => {}, 'guard', true],
+      ['a second status', (op) => extra(op, svc.operationStatus, '"running"'), 'guard', false],
+      ['a second result', (op) => extra(op, svc.executionResult, '"r2"'), 'guard', false],
+      ['a failure state', (op) => extra(op, svc.failureState, '"{}"'), 'guard', false],
+      ['one of the allowed statuses', async () => {}, 'oneOf', true],
+      ['two allowed statuses at once', (op) => extra(op, svc.operationStatus, '"running"'), 'oneOf', false],
+      ['an allowed status and a failure state', (op) => extra(op, svc.failureState, '"{}"'), 'oneOf', false],
+    ];
+    for (const [i, [what, change, kind, applies]] of cases.entries()) {
+      const op = `https://example.org/plant#OpenDoorOperation_op_00000000010${i}`;
+      await suite.ogm.create({
+        iri: op,
+        type: PLANT('OpenDoorOperation'),
+        properties: { [svc.operationStatus]: 'queued', [svc.executionResult]: 'r' },
+      });
+      await change(op);
+      const { applied } = await suite.ogm.commit({
+        iri: op,
+        set: { [svc.operationStatus]: 'done' },
+        ...(kind === 'guard' ? { guard } : { guardOneOf: oneOf, guard: { [svc.failureState]: [] } }),
+      });
+      const statuses = (await suite.ogm.fetch(op))?.properties[svc.operationStatus]?.map((t) => t.value).sort();
+      expect({ what, applied, statuses }).toEqual({ what, applied: applies, statuses: applies ? ['done'] : statuses });
+      if (!applies) expect(statuses).toContain('queued');
+    }
+  });
+
   onStore('should replace values on every matched individual in one request', async () => {
     const ops = [1, 2, 3].map((i) => `https://example.org/plant#OpenDoorOperation_op_10000000000${i}`);
     for (const [i, op] of ops.entries()) {
