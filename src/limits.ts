@@ -10,6 +10,12 @@ export const LIMITS = Object.freeze({
    */
   validIriCacheSize: 4096,
   /**
+   * Update reports a remote store's client remembers having read, and the longest it keeps (see
+   * `virtuoso-report.ts`): a store repeats a few short texts, one per graph and outcome.
+   */
+  updateReportCacheEntries: 64,
+  updateReportCacheChars: 1_024,
+  /**
    * Longest SPARQL text whose tokens the store server's lexer keeps for the next reading of the
    * same text (an update is planned, then its compare-and-set witness placed); this project's
    * updates are 1-4 KB, a bulk one may be megabytes and is lexed again instead of kept.

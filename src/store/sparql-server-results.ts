@@ -59,8 +59,10 @@ export function askResultJson(value: boolean): string {
  * @example updateReportJson(false) // ...'Update of the served store: WHERE matched nothing, 0 triples -- nothing to do'...
  */
 export function updateReportJson(applied: boolean): string {
-  const text = applied
-    ? 'Update of the served store: WHERE matched, 1 triples -- done'
-    : 'Update of the served store: WHERE matched nothing, 0 triples -- nothing to do';
-  return JSON.stringify({ head: { vars: ['callret-0'] }, results: { bindings: [{ 'callret-0': { type: 'literal', value: text } }] } });
+  return applied ? APPLIED_REPORT : NOT_APPLIED_REPORT;
 }
+
+const reportJson = (text: string): string =>
+  JSON.stringify({ head: { vars: ['callret-0'] }, results: { bindings: [{ 'callret-0': { type: 'literal', value: text } }] } });
+const APPLIED_REPORT = reportJson('Update of the served store: WHERE matched, 1 triples -- done');
+const NOT_APPLIED_REPORT = reportJson('Update of the served store: WHERE matched nothing, 0 triples -- nothing to do');

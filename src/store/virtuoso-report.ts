@@ -1,3 +1,5 @@
+import { LIMITS } from '../limits.js';
+
 /**
  * Reads Virtuoso's answer to a SPARQL update. Virtuoso answers every update with a one-row
  * result whose `callret-0` text counts the template instantiations, one line per graph:
@@ -20,6 +22,19 @@ const REPORT_COUNT = /\b(\d+)(?: \(or less\))?(?= (?:and insert|triples|quads)\b
  * updateReport('{"results":{"bindings":[{"callret-0":{"value":"Insert into <urn:g>, 0 triples -- nothing to do"}}]}}'); // false
  */
 export function updateReport(body: string): boolean | undefined {
+  // A store answers with a few short report texts over and over (one per graph and outcome):
+  // each is read once. Bounded in entries and in length: a store's answer is not trusted to be either.
+  if (READ.has(body)) return READ.get(body);
+  const report = readReport(body);
+  if (body.length > LIMITS.updateReportCacheChars) return report;
+  if (READ.size >= LIMITS.updateReportCacheEntries) READ.clear();
+  READ.set(body, report);
+  return report;
+}
+
+const READ = new Map<string, boolean | undefined>();
+
+function readReport(body: string): boolean | undefined {
   let text: unknown;
   try {
     const doc = JSON.parse(body) as { results?: { bindings?: Record<string, { value?: unknown }>[] } };

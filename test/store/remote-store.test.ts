@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Parser } from 'n3';
 import { StoreError } from '../../src/errors.js';
+import { LIMITS } from '../../src/limits.js';
 import { chunkByBlankNodes, openRemoteStore, updateReport, type RemoteStore } from '../../src/store/remote-store.js';
 import { describeTripleStore } from '../support/store-suite.js';
 
@@ -240,6 +241,19 @@ describe('Virtuoso update reports', () => {
     'should not guess from %j',
     (body) => expect(updateReport(body)).toBeUndefined(),
   );
+
+  it('should read every report right when it has read it before, past the cache bound and for long ones', () => {
+    const texts = Array.from(
+      { length: LIMITS.updateReportCacheEntries * 2 + 3 },
+      (_, i) => [`Modify <urn:g:${i}>, delete ${i % 2} (or less) and insert ${i % 2} (or less) triples -- done`, i % 2 === 1] as const,
+    );
+    const long = `Insert into <urn:g:${'x'.repeat(LIMITS.updateReportCacheChars)}>, 1 (or less) triples -- done`;
+    for (let round = 0; round < 3; round++) {
+      for (const [text, applied] of texts) expect(updateReport(report(text))).toBe(applied);
+      expect(updateReport(report(long))).toBe(true);
+      expect(updateReport(report('Clear graph <urn:g:1> -- done'))).toBeUndefined();
+    }
+  });
 });
 
 describe('chunkByBlankNodes', () => {
