@@ -21,7 +21,7 @@ function byExpression(text: string): SparqlToken[] | undefined {
 
 // Pieces that start or end tokens, ASCII and not: the boundaries the quick paths decide.
 const PIECES = [
-  ...' \t\n\r\u00a0\u2003{}()[];,.<>:?$@#"\'-_^|`\\*=!/+',
+  ...' \t\n\r\v\f\u00a0\u2003{}()[];,.<>:?$@#"\'-_^|`\\*=!/+&%~',
   'a',
   'Z',
   'where',
@@ -41,6 +41,12 @@ const PIECES = [
   '<a{b>',
   '<http://example.org/plant#door1>',
   '"queued"',
+  '""',
+  '"""',
+  '"a\\"b"',
+  '^^<http://www.w3.org/2001/XMLSchema#dateTime>',
+  '&&',
+  '||',
   "'''x'''",
   '?anchorType',
   '$g0',
