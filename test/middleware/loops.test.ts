@@ -84,4 +84,28 @@ describe('the work queue', () => {
     waiter.settle();
     await expect(claimed).rejects.toThrow('stopping');
   });
+
+  it("should abort an in-flight Operation's work by the first of its shutdown and cancel, with that reason", () => {
+    const q = new WorkQueue();
+    q.push({ operationIri: 'urn:op:1' });
+    q.push({ operationIri: 'urn:op:2' });
+    const { flight: first } = q.take()!;
+    const earlySignal = first.cancel.signal;
+    const cancelled = new Error('cancelled by a test');
+    first.cancel.abort(cancelled);
+    first.abort.abort(new Error('shutdown'));
+    first.cancel.abort(new Error('again'));
+    expect([first.signal.aborted, first.signal.reason]).toEqual([true, cancelled]);
+    expect([first.cancel.aborted, first.cancel.reason, earlySignal.reason]).toEqual([true, cancelled, cancelled]);
+    expect(first.cancel.signal.reason).toBe(cancelled); // a signal asked for after the abort
+    expect(first.abort.aborted).toBe(true);
+
+    const { flight: second } = q.take()!;
+    expect([second.signal.aborted, second.abort.aborted, second.cancel.aborted]).toEqual([false, false, false]);
+    second.abort.abort();
+    expect(second.signal.reason).toBeInstanceOf(DOMException);
+    expect((second.signal.reason as DOMException).name).toBe('AbortError');
+    expect(second.abort.signal.reason).toBe(second.signal.reason);
+    expect(second.cancel.aborted).toBe(false);
+  });
 });

@@ -121,7 +121,7 @@ async function take(ctx: MiddlewareContext, serviceIri: string): Promise<Taken> 
       flight.running = true;
       flight.runningSince = performance.now();
       entry.claimWaiter?.settle();
-      if (flight.abort.signal.aborted) await giveUp(ctx, entry.operationIri);
+      if (flight.abort.aborted) await giveUp(ctx, entry.operationIri);
       return { entry: resolved, flight, finish, claimedAt };
     } catch (error) {
       finish();
@@ -233,7 +233,7 @@ async function run(
     const operation = await claimedOperation(ctx, taken, scope);
     deadline = deadlineOf(operation);
     if (deadlinePassed(deadline)) throw new OperationDeadlineError(`Operation <${entry.operationIri}>: ${deadlineReason(deadline)}`);
-    flight.cancel.signal.throwIfAborted();
+    if (flight.cancel.aborted) throw flight.cancel.reason;
     claimed = Object.assign({}, entry, { operation, data: operationData(operation), signal: flight.signal, result: undefined });
     const returned: unknown = await callInTrace(trace, body, claimed);
     if (claimed.result === undefined) claimed.result = returned;

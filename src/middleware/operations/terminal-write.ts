@@ -31,8 +31,8 @@ export interface Flight {
 
 /** The failure kind of an error a claim body (or the claim itself) ended with. */
 export function failureKindOf(error: unknown, flight: InFlight): FailureKind {
-  if (error instanceof OperationCancelledError || flight.cancel.signal.aborted) return FailureKind.CANCELLED;
-  if (flight.abort.signal.aborted) return FailureKind.SHUTDOWN;
+  if (error instanceof OperationCancelledError || flight.cancel.aborted) return FailureKind.CANCELLED;
+  if (flight.abort.aborted) return FailureKind.SHUTDOWN;
   if (error instanceof OperationDeadlineError) return FailureKind.DEADLINE;
   if (error instanceof DeviceError) return FailureKind.DEVICE;
   return FailureKind.ERROR;
@@ -56,7 +56,7 @@ async function persistTerminal(ctx: MiddlewareContext, flight: InFlight, options
         const found = await readOperation(ctx.ogm, operation, ctx.graph).catch(() => null);
         if (found?.status === options.status) return;
       }
-      if (!(error instanceof StoreError) || flight.abort.signal.aborted) throw error;
+      if (!(error instanceof StoreError) || flight.abort.aborted) throw error;
       const retryMs = backoffMs(attempt, LIMITS.loopBackoffMaxMs);
       ctx.logger.warn(
         { operation, err: error, attempt, retryMs },
@@ -140,7 +140,7 @@ export async function recordDone(
     return written(taken, outcome, deadline);
   } catch (error) {
     if (error instanceof TransitionConflictError) {
-      const why = taken.flight.abort.signal.aborted ? 'it was failed at shutdown' : 'it was moved meanwhile (swept?)';
+      const why = taken.flight.abort.aborted ? 'it was failed at shutdown' : 'it was moved meanwhile (swept?)';
       ctx.logger.warn({ operation: taken.entry.operationIri, err: error }, `late terminal write lost its compare-and-set: ${why}`);
     }
     throw error;
@@ -162,7 +162,7 @@ export async function recordFailure(
 ): Promise<OperationSnapshot | null> {
   const { entry, flight } = taken;
   const kind = failureKindOf(error, flight);
-  const cancel: unknown = flight.cancel.signal.reason;
+  const cancel: unknown = flight.cancel.reason;
   const reason =
     cancel instanceof OperationCancelledError
       ? cancelReason(cancel.cancelledBy ?? 'an unnamed caller', 'running')

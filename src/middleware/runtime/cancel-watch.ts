@@ -20,7 +20,7 @@ import type { InFlight } from './work-queue.js';
  * aborted it (false when it was aborted already).
  */
 export function cancelFlight(ctx: MiddlewareContext, flight: InFlight, by: string): boolean {
-  if (flight.cancel.signal.aborted) return false;
+  if (flight.cancel.aborted) return false;
   const error = new OperationCancelledError(`Operation <${flight.operationIri}> was cancelled by ${by} while it ran`, by);
   flight.cancel.abort(error);
   ctx.logger.info({ operation: flight.operationIri, cancelledBy: by }, 'running operation cancelled: its work is being stopped');
@@ -35,7 +35,7 @@ export async function watchCancels(ctx: MiddlewareContext): Promise<void> {
   const startedBefore = performance.now() - LIMITS.cancelWatchMs;
   const running = ctx.queue
     .flights()
-    .filter((f) => f.running && f.runningSince !== undefined && f.runningSince <= startedBefore && !f.cancel.signal.aborted);
+    .filter((f) => f.running && f.runningSince !== undefined && f.runningSince <= startedBefore && !f.cancel.aborted);
   if (running.length === 0) return;
   const rows = await ctx.ogm.db.select(
     cancelRequestsQuery(

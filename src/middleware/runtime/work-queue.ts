@@ -55,9 +55,9 @@ export interface InFlight {
   /** `performance.now()` when `running` became true. */
   runningSince?: number;
   /** Aborted when `stop()` gives up waiting for the Operation. */
-  readonly abort: AbortController;
+  readonly abort: AbortRelay;
   /** Aborted, with an OperationCancelledError as the reason, when a caller cancelled the Operation while it ran. */
-  readonly cancel: AbortController;
+  readonly cancel: AbortRelay;
   /** What the work gets (`claimed.signal`): aborted by either of the two. */
   readonly signal: AbortSignal;
   /** Settles when the claim has finished (terminal status written, or given up). */
@@ -65,20 +65,45 @@ export interface InFlight {
 }
 
 /**
- * An AbortController whose abort also aborts `to`, with the same reason: what
- * `AbortSignal.any([abort.signal, cancel.signal])` gave the work, without the weak references and
- * registry entries Node keeps per composite signal (whose retention has open Node issues). Made
- * once per Operation, those outlived it: sampled, about 1 KB of the 30 KB a receiver promoted to
- * the old generation per Operation.
+ * One of the two ways an in-flight Operation's work is stopped (shutdown, cancel): its abort
+ * aborts the work's controller with the same reason, and the first abort of either wins there.
+ * It makes a signal of its own only when one is asked for (a retry's sleep): most Operations are
+ * never aborted, and a signal costs several microseconds to make and outlives the Operation as
+ * garbage. (The work's signal was `AbortSignal.any` of two signals before, whose weak references
+ * and registry entries Node keeps per composite signal.)
  */
-class RelayingController extends AbortController {
-  constructor(private readonly to: AbortController) {
-    super();
+export class AbortRelay {
+  #aborted = false;
+  #reason: unknown;
+  #own: AbortController | undefined;
+
+  constructor(private readonly to: AbortController) {}
+
+  get aborted(): boolean {
+    return this.#aborted;
   }
 
-  override abort(reason?: unknown): void {
-    super.abort(reason);
-    this.to.abort(this.signal.reason);
+  /** Why it was aborted, as an AbortSignal's `reason`: undefined until then. */
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** A signal aborted when this is (with the same reason). */
+  get signal(): AbortSignal {
+    if (!this.#own) {
+      this.#own = new AbortController();
+      if (this.#aborted) this.#own.abort(this.#reason);
+    }
+    return this.#own.signal;
+  }
+
+  /** Aborts with `reason` (an AbortError DOMException, as AbortController's, by default); later calls change nothing. */
+  abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#own?.abort(reason);
+    this.to.abort(reason);
   }
 }
 
@@ -140,7 +165,7 @@ export class WorkQueue {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     const work = new AbortController();
-    const [abort, cancel] = [new RelayingController(work), new RelayingController(work)];
+    const [abort, cancel] = [new AbortRelay(work), new AbortRelay(work)];
     const flight: InFlight = { operationIri: entry.operationIri, running: false, abort, cancel, signal: work.signal, done };
     this.inFlight.set(entry.operationIri, flight);
     return {
