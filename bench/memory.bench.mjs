@@ -6,10 +6,10 @@
 // BENCH_IDLE_S seconds without work. RSS is sampled every 100 ms; each tenth keeps its highest
 // reading and its lowest, over the tenth or over its last BENCH_MEM_FLOOR_WINDOW_S (3) seconds
 // when the tenth was shorter. Under load RSS is a sawtooth (V8 grows the heap, then collects and
-// gives pages back), so one reading per tenth lands anywhere on it: the aim is that the lowest reading of
-// every tenth, what is still held after a collection, stays within 10% from the first tenth's
-// end (10,000 of 100,000) to the last, as a leak would raise it with the count; the highest are
-// reported beside it.
+// gives pages back), so one reading per tenth lands anywhere on it: the aim is that the lowest
+// reading of every tenth, what is still held after a collection, stays within 10% from the first
+// tenth's end (10,000 of 100,000) to the last, as a leak would raise it with the count; the
+// highest are reported beside it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

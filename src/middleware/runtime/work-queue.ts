@@ -69,8 +69,8 @@ export interface InFlight {
  * aborts the work's controller with the same reason, and the first abort of either wins there.
  * It makes a signal of its own only when one is asked for (a retry's sleep): most Operations are
  * never aborted, and a signal costs several microseconds to make and outlives the Operation as
- * garbage. (The work's signal was `AbortSignal.any` of two signals before, whose weak references
- * and registry entries Node keeps per composite signal.)
+ * garbage. Not `AbortSignal.any`: Node keeps weak references and registry entries per composite
+ * signal.
  */
 export class AbortRelay {
   #aborted = false;
