@@ -126,7 +126,7 @@ async function measure(kids, dir, { ops: OPS, requesters: REQUESTERS, calls: CAL
     }
     return { done, ranges, from, at };
   };
-  const api = jsonClient({ socketPath: robot.localApi });
+  const api = jsonClient({ socketPath: robot.localApi, connections: REQUESTERS });
   const watch = await activityWatch(door.address);
   const dispatched = [];
   let failed = 0;

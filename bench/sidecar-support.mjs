@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Client } from 'undici';
+import { Client, Pool } from 'undici';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const CLI = join(ROOT, 'bin', 'semantic-sidecar.js');
@@ -133,9 +133,15 @@ export function barePost(agent, target, body, contentType) {
   });
 }
 
-/** An undici client for `address` (http://host:port) or a Unix socket, with JSON helpers. */
-export function jsonClient({ address, socketPath }) {
-  const client = new Client(address ?? 'http://localhost', socketPath ? { socketPath } : {});
+/**
+ * An undici client for `address` (http://host:port) or a Unix socket, with JSON helpers. One
+ * connection, one request at a time, unless `connections` asks for more: concurrent requesters
+ * need one each, or they queue behind each other's long-polls.
+ */
+export function jsonClient({ address, socketPath, connections = 1 }) {
+  const options = socketPath ? { socketPath } : {};
+  const origin = address ?? 'http://localhost';
+  const client = connections > 1 ? new Pool(origin, { ...options, connections }) : new Client(origin, options);
   const call = async (method, path, body) => {
     const res = await client.request({
       method,

@@ -326,7 +326,7 @@ async function proxyLoad({ door, bare, bareUnit, reference }) {
  * would spend CPU serving the bench.
  */
 async function throughput(robot, pids, storePid, log) {
-  const api = jsonClient({ socketPath: robot.localApi });
+  const api = jsonClient({ socketPath: robot.localApi, connections: K });
   let ms = [];
   let failed = 0;
   const requesters = async (seconds) => {
@@ -368,7 +368,7 @@ async function throughput(robot, pids, storePid, log) {
  * planner handing out a batch), for SECONDS; CPU per Operation once every one of them is done.
  */
 async function pipelinedLoad(robot, watch, pids, storePid) {
-  const api = jsonClient({ socketPath: robot.localApi });
+  const api = jsonClient({ socketPath: robot.localApi, connections: PIPELINED });
   const cpu = await cpuOf([...pids, storePid]);
   const outcomes = [];
   const started = performance.now();
