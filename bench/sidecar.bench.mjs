@@ -197,19 +197,29 @@ async function dispatchLatency(robotApi, watch, log, pids) {
   return { ms, cold, post, perOp, cpuPerOp };
 }
 
-/** Sequential dispatches as a local-API client sees them: POST (saying it will wait), then long-poll the status. */
+/**
+ * Sequential dispatches as a local-API client sees them, in each of the two ways a caller waits
+ * (see requestAndWait), one after the other.
+ */
 async function clientLatency(robotApi) {
-  return timeEach(N, async () => {
-    const { operation, snap } = await requestAndWait(robotApi, 10_000);
-    if (snap.status !== 'done') throw new Error(`${operation} ended ${snap.status}: ${snap.result}`);
-  });
+  const timed = (longPoll) =>
+    timeEach(N, async () => {
+      const { operation, snap } = await requestAndWait(robotApi, 10_000, longPoll);
+      if (snap.status !== 'done') throw new Error(`${operation} ended ${snap.status}: ${snap.result}`);
+    });
+  return { oneCall: await timed(false), longPoll: await timed(true) };
 }
 
 /**
- * Requests one Operation through robot1's local API and waits for it as a caller does: `wait:
- * true`, then the status long-poll (answered by the outcome the receiver announces).
+ * Requests one Operation through robot1's local API and waits for it as a caller does: in the
+ * request itself (`waitMs`), or, with `longPoll`, saying it will wait (`wait: true`) and then
+ * long-polling the status. Either wait is answered by the outcome the receiver announces.
  */
-async function requestAndWait(api, waitMs) {
+async function requestAndWait(api, waitMs, longPoll = false) {
+  if (!longPoll) {
+    const snap = await api.post('/operations', { ...OPEN_REQUEST, waitMs });
+    return { operation: snap.operation, snap };
+  }
   const { operation } = await api.post('/operations', { ...OPEN_REQUEST, wait: true });
   return { operation, snap: await api.get(`/operations/status?iri=${encodeURIComponent(operation)}&waitMs=${waitMs}`) };
 }
@@ -320,12 +330,12 @@ async function proxyLoad({ door, bare, bareUnit, reference }) {
 }
 
 /**
- * K requesters, each dispatching and waiting for the outcome as a caller does (`wait: true`, then
- * the status long-poll, which the receiver's announced outcome answers): LOAD_WARMUP_SECONDS
- * unmeasured, then SECONDS measured. No activity-stream client is connected meanwhile: door1
- * would spend CPU serving the bench.
+ * K requesters, each dispatching and waiting for the outcome as a caller does (in the request, or
+ * with `longPoll` through the status long-poll; see requestAndWait): `warmupSeconds` unmeasured,
+ * then SECONDS measured. No activity-stream client is connected meanwhile: door1 would spend CPU
+ * serving the bench.
  */
-async function throughput(robot, pids, storePid, log) {
+async function throughput(robot, pids, storePid, log, { longPoll = false, warmupSeconds = LOAD_WARMUP_SECONDS } = {}) {
   const api = jsonClient({ socketPath: robot.localApi, connections: K });
   let ms = [];
   let failed = 0;
@@ -334,7 +344,7 @@ async function throughput(robot, pids, storePid, log) {
     const requester = async () => {
       while (performance.now() < deadline) {
         const t = performance.now();
-        const { snap } = await requestAndWait(api, 30_000);
+        const { snap } = await requestAndWait(api, 30_000, longPoll);
         if (snap.status === 'done') ms.push(performance.now() - t);
         else failed += 1;
       }
@@ -343,7 +353,7 @@ async function throughput(robot, pids, storePid, log) {
   };
   let peaks, base, cpu, started;
   try {
-    await requesters(LOAD_WARMUP_SECONDS);
+    await requesters(warmupSeconds);
     // Only the measured seconds' latencies count; a failure counts whenever it came.
     ms = [];
     peaks = rssPeaks(pids);
@@ -464,7 +474,7 @@ function proxyRows({ execute, state, load }) {
 }
 
 /** The result table, in the order of the issue's rows. */
-function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, pipelined, inProcess }) {
+function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess }) {
   const idleAim = `< ${IDLE_AIM_MB} MB`;
   const cpu = e2e.cpuPerOp;
   return [
@@ -477,11 +487,19 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
     row('  floor: the 3 writes replayed by a bare client + 1 bare HTTP hop', floor, { note: 'reference, same store, same run' }),
     row(`  the first ${N} after ${IDLE_SETTLE_S} s idle`, e2e.cold, { note: 'cold: before V8 optimized the hot path' }),
     row('  of which local API POST /operations', e2e.post, { note: 'discovery (remembered for discoveryCacheMs), create, trigger' }),
-    row('dispatch: POST with wait + long-poll status', client, { note: 'woken by the outcome the receiver announces' }),
+    row('dispatch: POST with waitMs, answered with the outcome', client.oneCall, {
+      note: 'one round trip, woken by the outcome the receiver announces',
+    }),
+    row('dispatch: POST with wait + long-poll status', client.longPoll, { note: 'two round trips, woken alike' }),
     row(`dispatch under load, ${K} requesters`, load.ms, {
       value: load.perSecond,
       unit: 'ops/s',
-      note: `${SECONDS} s after ${LOAD_WARMUP_SECONDS} s unmeasured, each waiting through the status long-poll; ${load.failed} failed (the unmeasured seconds included); ${round(load.requestsPerOp)} store requests/Operation`,
+      note: `${SECONDS} s after ${LOAD_WARMUP_SECONDS} s unmeasured, each waiting in its request (waitMs); ${load.failed} failed (the unmeasured seconds included); ${round(load.requestsPerOp)} store requests/Operation`,
+    }),
+    row(`  the same, waiting through the status long-poll`, loadLongPoll.ms, {
+      value: loadLongPoll.perSecond,
+      unit: 'ops/s',
+      note: `${SECONDS} s right after the row above; ${loadLongPoll.failed} failed; ${round(loadLongPoll.requestsPerOp)} store requests/Operation`,
     }),
     figure('store requests per Operation', e2e.perOp.total, 'store requests/op', {
       n: N,
@@ -495,8 +513,17 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
     }),
     figure(`CPU per Operation under load, ${K} requesters`, load.cpuPerOp[0] + load.cpuPerOp[1] + load.cpuPerOp[2], 'ms', {
       n: load.ms.length,
-      note: `door1 ${round(load.cpuPerOp[0])}, robot1 ${round(load.cpuPerOp[1])}, store ${round(load.cpuPerOp[2])}; caller and receiver ${round(load.cpuPerOp[0] + load.cpuPerOp[1])} (aim < 2); requesters waiting as callers do, no activity-stream client`,
+      note: `door1 ${round(load.cpuPerOp[0])}, robot1 ${round(load.cpuPerOp[1])}, store ${round(load.cpuPerOp[2])}; caller and receiver ${round(load.cpuPerOp[0] + load.cpuPerOp[1])} (aim < 2); requesters waiting in their requests, no activity-stream client`,
     }),
+    figure(
+      `  the same, waiting through the status long-poll`,
+      loadLongPoll.cpuPerOp[0] + loadLongPoll.cpuPerOp[1] + loadLongPoll.cpuPerOp[2],
+      'ms',
+      {
+        n: loadLongPoll.ms.length,
+        note: `door1 ${round(loadLongPoll.cpuPerOp[0])}, robot1 ${round(loadLongPoll.cpuPerOp[1])}, store ${round(loadLongPoll.cpuPerOp[2])}; caller and receiver ${round(loadLongPoll.cpuPerOp[0] + loadLongPoll.cpuPerOp[1])} (aim < 2)`,
+      },
+    ),
     figure(
       `CPU per Operation, ${PIPELINED} requesters not waiting for outcomes`,
       pipelined.cpuPerOp[0] + pipelined.cpuPerOp[1] + pipelined.cpuPerOp[2],
@@ -546,6 +573,7 @@ async function measure(kids, dir) {
     // calls promoted for a while after them, which a dispatch row measured next would pay.
     watch.close();
     const load = await throughput(robot, [door.pid, robot.pid], plant.store.pid, plant.log);
+    const loadLongPoll = await throughput(robot, [door.pid, robot.pid], plant.store.pid, plant.log, { longPoll: true, warmupSeconds: 0 });
     watch = await activityWatch(door.address);
     const pipelined = await pipelinedLoad(robot, watch, [door.pid, robot.pid], plant.store.pid);
     const proxy = await proxyHop(plant, kids);
@@ -553,7 +581,7 @@ async function measure(kids, dir) {
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
     const inProcess = await inProcessRows();
-    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, pipelined, inProcess });
+    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess });
   } finally {
     watch.close();
     robotApi.close();

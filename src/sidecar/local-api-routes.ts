@@ -75,16 +75,39 @@ function deadlineField(body: Json): string | undefined {
   return parseDeadline(value, 'deadline').toISOString();
 }
 
-function waitMs(query: Query): number {
-  const raw = query.waitMs;
-  if (raw === undefined) return 0;
-  const ms = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+/**
+ * The `waitMs` of a status query (`inQuery`: a string of digits) or of a request's body (a JSON
+ * number): 0 when absent, at most {@link LIMITS.longPollMaxMs}.
+ */
+function waitMs(raw: unknown, inQuery: boolean): number {
+  if (raw === undefined || raw === null) return 0;
+  const whole = inQuery ? typeof raw === 'string' && /^\d{1,9}$/.test(raw) : Number.isSafeInteger(raw) && (raw as number) >= 0;
+  const ms = whole ? Number(raw) : NaN;
   if (Number.isNaN(ms)) throw new ValueError(`waitMs must be a whole number of milliseconds, got ${preview(raw)}`);
   return Math.min(ms, LIMITS.longPollMaxMs);
 }
 
+/** Aborts when the client's connection closes: a long-poll ends with its client. */
+function untilClosed(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  const abort = (): void => gone.abort(new Error('the client closed the connection'));
+  // A request's client may have gone while the Operation was being requested.
+  if (res.destroyed || res.socket === null || res.socket.destroyed) abort();
+  else res.on('close', abort);
+  return gone.signal;
+}
+
+/**
+ * The snapshot of `iri`, or its 404 when it is not in the graph: the answer of a status
+ * long-poll, and of a request that waited.
+ */
+function writeSnapshot(res: ServerResponse, iri: string, snapshot: OperationSnapshot | null, status: number, fields: Json = {}): void {
+  if (snapshot == null) writeJson(res, 404, { detail: `no Operation <${iri}> is in the graph (never created, or reverted)` });
+  else writeJson(res, status, { ...fields, ...snapshotJson(snapshot) });
+}
+
 // A long-poll ends with its client: `signal` aborts when the connection closes.
-async function operationStatus(target: LocalApiTarget, iri: string, wait: number, signal: AbortSignal): Promise<OperationSnapshot | null> {
+async function operationStatus(target: LocalApiTarget, iri: string, wait: number, signal?: AbortSignal): Promise<OperationSnapshot | null> {
   if (wait > 0) {
     try {
       return await target.middleware.waitForOperation(iri, { timeoutMs: wait, signal });
@@ -103,6 +126,8 @@ async function operationStatus(target: LocalApiTarget, iri: string, wait: number
 export async function answerRequest(target: LocalApiTarget, body: unknown, res: ServerResponse): Promise<void> {
   const fields = objectOf(body);
   const data = dataField(fields);
+  const wait = waitMs(fields.waitMs, false);
+  if (wait > 0 && fields.wait === false) throw new ValueError('waitMs waits for the outcome, so it cannot go with wait: false');
   // request() reads the trace before its first await: this request's, so the Operation continues it.
   const operation = await handTrace(requestTrace(res.req), () =>
     target.middleware.request(
@@ -113,13 +138,14 @@ export async function answerRequest(target: LocalApiTarget, body: unknown, res: 
         targetResource: iriField(fields, 'targetResource', true),
         deadline: deadlineField(fields),
         requestedBy: callerId(target, res),
-        // The client will long-poll the status: request() checks it is a boolean before discovery.
-        wait: fields.wait as boolean | null | undefined,
+        // The client will wait for the outcome: request() checks `wait` is a boolean before discovery.
+        wait: wait > 0 ? true : (fields.wait as boolean | null | undefined),
       },
       traceAware((draft: OperationDraft) => assignOwn(draft.data, data)),
     ),
   );
-  writeJson(res, 201, { operation, status: 'queued' });
+  if (wait === 0) return writeJson(res, 201, { operation, status: 'queued' });
+  writeSnapshot(res, operation, await operationStatus(target, operation, wait, untilClosed(res)), 201, { operation });
 }
 
 /**
@@ -129,12 +155,8 @@ export async function answerRequest(target: LocalApiTarget, body: unknown, res: 
  */
 export async function answerStatus(target: LocalApiTarget, query: Query, res: ServerResponse): Promise<void> {
   const iri = assertIri(query.iri, 'iri');
-  const wait = waitMs(query);
-  const gone = new AbortController();
-  if (wait > 0) res.on('close', () => gone.abort(new Error('the client closed the connection')));
-  const snapshot = await operationStatus(target, iri, wait, gone.signal);
-  if (snapshot == null) writeJson(res, 404, { detail: `no Operation <${iri}> is in the graph (never created, or reverted)` });
-  else writeJson(res, 200, snapshotJson(snapshot));
+  const wait = waitMs(query.waitMs, true);
+  writeSnapshot(res, iri, await operationStatus(target, iri, wait, wait > 0 ? untilClosed(res) : undefined), 200);
 }
 
 /** Mounts the local API's routes on a router. */

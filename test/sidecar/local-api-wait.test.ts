@@ -10,10 +10,11 @@ import { unixRequest } from '../e2e/support/unix-http.js';
 import { middlewareSuite, OPEN_REQUEST, recordedPair, silent, type RecordedTrigger } from '../middleware/support/harness.js';
 
 /**
- * The `wait` field of the local API's `POST /operations`, in process on a Unix socket: with it
- * the receiver is asked to announce the outcome and the status long-poll is answered without a
- * store read; without it the trigger is plain JSON and the long-poll reads the store; anything
- * but a boolean is a 400 that writes nothing.
+ * The `wait` and `waitMs` fields of the local API's `POST /operations`, in process on a Unix
+ * socket: with `wait` the receiver is asked to announce the outcome and the status long-poll is
+ * answered without a store read; without it the trigger is plain JSON and the long-poll reads the
+ * store; with `waitMs` the request itself answers with the outcome, or with the status it has
+ * when `waitMs` ran out; a malformed one, or one beside `wait: false`, is a 400 that writes nothing.
  */
 
 const G = 'urn:test:sidecar:local-api-wait';
@@ -29,8 +30,8 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A door1 receiver and a robot1 caller behind a local API; the caller's trigger answers and store reads are recorded. */
-  async function started(): Promise<{ socket: string; triggers: RecordedTrigger[]; reads: StoreRequestKind[] }> {
-    const { robot, triggers, reads } = await recordedPair(suite);
+  async function started(work?: () => unknown): Promise<{ socket: string; triggers: RecordedTrigger[]; reads: StoreRequestKind[] }> {
+    const { robot, triggers, reads } = await recordedPair(suite, work === undefined ? {} : { work });
     const socket = join(dir, `api-${randomUUID().slice(0, 8)}.sock`);
     api = await startLocalApi({ middleware: robot, listen: { socket }, logger: silent });
     return { socket, triggers, reads };
@@ -72,6 +73,52 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
       const answer = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, wait } });
       expect(answer.status).toBe(400);
       expect((answer.json as { detail: string }).detail).toContain('wait');
+    }
+    expect(triggers).toEqual([]);
+    expect(await suite.dump()).toBe(before);
+  });
+
+  suite.onStore('should answer a request with waitMs once its Operation ended, with the outcome and no status read', async () => {
+    const { socket, triggers, reads } = await started();
+    // A first request fills the caller's discovery cache, so the second reads nothing but what waiting would.
+    expect((await unixRequest(socket, 'POST', '/operations', { body: OPEN_REQUEST })).status).toBe(201);
+    triggers.length = 0;
+    reads.length = 0;
+    const answer = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, waitMs: 10_000 }, timeoutMs: 15_000 });
+    expect(answer.status).toBe(201);
+    const outcome = answer.json as Record<string, unknown>;
+    expect(outcome).toMatchObject({ status: 'done', result: 'opened', operationIri: outcome.operation });
+    expect(typeof outcome.finishedAt).toBe('string');
+    expect(triggers).toHaveLength(1);
+    expect(triggers[0]!.contentType).toMatch(new RegExp(`^${OUTCOME_STREAM_TYPE}`, 'u'));
+    expect(reads).toEqual([]);
+    expect(await longPoll(socket, outcome.operation as string)).toMatchObject({ status: 'done', result: 'opened' });
+  });
+
+  suite.onStore('should answer a request with the status it has when waitMs runs out, and finish its work all the same', async () => {
+    const { socket } = await started(() => new Promise((resolve) => setTimeout(() => resolve('opened'), 800)));
+    const t0 = performance.now();
+    const answer = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, waitMs: 100 } });
+    expect(performance.now() - t0).toBeLessThan(700);
+    expect(answer.status).toBe(201);
+    const { operation, status } = answer.json as { operation: string; status: string };
+    expect(['queued', 'running']).toContain(status);
+    expect(await longPoll(socket, operation)).toMatchObject({ status: 'done', result: 'opened' });
+  });
+
+  suite.onStore('should refuse a malformed waitMs, or one beside wait: false, with a 400 that writes nothing', async () => {
+    const { socket, triggers } = await started();
+    const before = await suite.dump();
+    const cases: [Record<string, unknown>, string][] = [
+      ...['100', -1, 1.5, true, { ms: 1 }, [100], 2 ** 60].map((waitMs): [Record<string, unknown>, string] => [
+        { waitMs },
+        'waitMs must be a whole number',
+      ]),
+      [{ waitMs: 100, wait: false }, 'cannot go with wait: false'],
+    ];
+    for (const [fields, detail] of cases) {
+      const answer = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, ...fields } });
+      expect([answer.status, (answer.json as { detail: string }).detail]).toEqual([400, expect.stringContaining(detail)]);
     }
     expect(triggers).toEqual([]);
     expect(await suite.dump()).toBe(before);

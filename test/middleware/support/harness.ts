@@ -214,17 +214,17 @@ export interface RecordedTrigger {
 }
 
 /**
- * A door1 receiver whose callback answers `opened` and a robot1 caller, both started on `suite`'s
- * store; the caller's event triggers and its store reads (selects) are recorded. `plainReceiver`
- * asks every trigger for plain JSON, as a receiver that answers nothing else (the Python
- * reference) would answer it.
+ * A door1 receiver whose callback answers `opened` (or runs `work`) and a robot1 caller, both
+ * started on `suite`'s store; the caller's event triggers and its store reads (selects) are
+ * recorded. `plainReceiver` asks every trigger for plain JSON, as a receiver that answers nothing
+ * else (the Python reference) would answer it.
  */
 export async function recordedPair(
   suite: MiddlewareSuite,
-  { plainReceiver = false } = {},
+  { plainReceiver = false, work = (): unknown => 'opened' } = {},
 ): Promise<{ robot: SemanticMiddleware; triggers: RecordedTrigger[]; reads: StoreRequestKind[] }> {
   const door = suite.controller({ heartbeatInterval: null });
-  door.registerCallback(() => 'opened');
+  door.registerCallback(work);
   await door.start();
   const triggers: RecordedTrigger[] = [];
   const recording: FetchFunction = async (url, init) => {
