@@ -13,6 +13,8 @@ const REASONS: Record<string, string> = {
   EPERM: 'permission denied on the socket file (check its owner and mode)',
   ECONNRESET: 'the connection was reset before the device answered (did the bridge crash? check its log)',
   EPIPE: 'the connection was closed while the request was sent (did the bridge crash? check its log)',
+  // undici's name for a connection the other side closed before its answer was complete.
+  UND_ERR_SOCKET: 'the connection was closed before the device answered (did the bridge crash? check its log)',
   ETIMEDOUT: 'connecting timed out',
   ENOTFOUND: 'the host name does not resolve',
   EHOSTUNREACH: 'the host is unreachable',

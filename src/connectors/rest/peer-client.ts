@@ -77,7 +77,8 @@ export class PeerClient {
         request.end(body);
       });
       // The reader names the call in its errors; this one names no address.
-      const value = await readReply(response, { target: 'peer', method: call.method, path: call.path }, call.maxReplyBytes);
+      const answer = { statusCode: response.statusCode ?? 0, headers: response.headers, body: response };
+      const value = await readReply(answer, { target: 'peer', method: call.method, path: call.path }, call.maxReplyBytes);
       return { ok: true, value };
     } catch (error) {
       if (error instanceof DeviceAnswerError) return { ok: false, status: error.deviceStatus };

@@ -3,15 +3,23 @@
  * {@link replyValue}, and a non-2xx answer becomes a {@link DeviceAnswerError} that keeps the
  * device's status, body preview and FastAPI-style `detail`.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { callSite, DeviceAnswerError, type DeviceCall } from '../../errors.js';
 import { parseJson, previewText, replyValue, type LimitedBody } from '../../reply.js';
+
+/** A device's answer once its head came: status, headers and the body still to read. */
+export interface DeviceResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
 
 /**
  * Stops reading a body that will not be used. A destroyed body may emit an abort error; with no
  * listener that error would be unhandled and take the whole sidecar down.
  */
-function discard(body: IncomingMessage): void {
+function discard(body: Readable): void {
   body.on('error', () => undefined);
   body.destroy();
 }
@@ -21,7 +29,7 @@ function joined(chunks: Buffer[]): Buffer {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-function readLimited(body: IncomingMessage, declaredLength: number, maxBytes: number): Promise<LimitedBody> {
+function readLimited(body: Readable, declaredLength: number, maxBytes: number): Promise<LimitedBody> {
   if (declaredLength > maxBytes) {
     // Refused from the header alone, so a huge reply is never transferred.
     discard(body);
@@ -70,10 +78,10 @@ function answerError(status: number, body: LimitedBody, call: DeviceCall): Devic
  * @throws DeviceAnswerError for a non-2xx status; DeviceReplyError when a 2xx body is larger than
  * `maxBytes` or is not JSON (whatever its content type says: only the bytes are judged).
  */
-export async function readReply(response: IncomingMessage, call: DeviceCall, maxBytes: number): Promise<unknown> {
+export async function readReply(response: DeviceResponse, call: DeviceCall, maxBytes: number): Promise<unknown> {
   const declared = Number(response.headers['content-length'] ?? 0);
-  const body = await readLimited(response, Number.isFinite(declared) ? declared : 0, maxBytes);
-  const status = response.statusCode ?? 0;
+  const body = await readLimited(response.body, Number.isFinite(declared) ? declared : 0, maxBytes);
+  const status = response.statusCode;
   if (status < 200 || status > 299) throw answerError(status, body, call);
   return replyValue(body, call, maxBytes, response.headers['content-type']);
 }
