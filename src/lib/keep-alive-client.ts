@@ -1,39 +1,40 @@
 /**
- * HTTP(S) requests on kept-alive connections, with Node's own client (`node:http`, `node:https`):
- * what the remote store and trigger delivery send with. Node's global `fetch` (undici) cost
+ * HTTP(S) requests on kept-alive connections, on undici's connection pool (see undici-pool.ts):
+ * what the remote store and trigger delivery send with. Node's global `fetch` (undici's too) cost
  * 24-29% of the CPU of a dispatched Operation in profiles (web streams, Request and Headers
- * objects, an AbortSignal.timeout per request); this client sends the same store request for
- * 38-41% of its CPU, near a bare `http.request` (`bench/store-client.bench.mjs`), and the HTTP
- * server side has loaded the same code already.
+ * objects, an AbortSignal.timeout per request); `node:http` about 40% of that; the pool's request
+ * API a quarter less again (78-88 against 113-117 µs of the client's CPU for one small store
+ * request on loopback, `bench/store-client.bench.mjs`).
  *
- * One agent per scheme, built on first use: `keepAlive`, LIFO scheduling (the most recently used
- * connection goes first, so a sequential caller keeps one warm connection and the others time
- * out), and idle connections closed after {@link LIMITS.keepAliveIdleMs}.
+ * One pool per origin, built on first use. A pool hands a request to its first idle connection,
+ * so a sequential caller keeps one warm connection, and opens another only when all are busy;
+ * idle ones are closed after the time the server's `Keep-Alive` header gives, else after
+ * {@link LIMITS.keepAliveIdleMs}.
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import type { Socket } from 'node:net';
-import { urlToHttpOptions } from 'node:url';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import { LIMITS } from '../limits.js';
+import { Pool, POOL_OPTIONS, RequestCut, requestOn } from './undici-pool.js';
 
 /** Options of {@link KeepAliveClient}. */
 export interface KeepAliveClientOptions {
-  /** Connections open at once per origin; requests past it wait in the agent's queue. Default: no limit. */
+  /** Connections open at once per origin; requests past it wait their turn. Default: no limit. */
   maxSockets?: number;
 }
 
-/** Where requests go: a URL resolved once into the options `http.request` takes. */
+/** Where requests go: a URL resolved once into its pool and path. */
 export interface RequestTarget {
   readonly url: string;
-  readonly secure: boolean;
-  readonly options: Readonly<RequestOptions>;
+  readonly path: string;
+  readonly pool: UndiciPool;
 }
 
 /** One request to send. */
 export interface OutgoingRequest {
   method: string;
   /** Not changed; `content-length` is set from `body`. */
-  headers: OutgoingHttpHeaders;
+  headers: Readonly<Record<string, string>>;
   body?: string;
   /** Time the whole exchange may take, the answer's body included; it then fails with a `TimeoutError`. Default: none. */
   timeoutMs?: number;
@@ -41,10 +42,20 @@ export interface OutgoingRequest {
   signal?: AbortSignal;
   /**
    * The request may be sent twice (a read). It is then sent again, once, when the kept-alive
-   * connection it went out on was reset before any byte of the answer came: a server closes an
-   * idle connection whenever it likes, and may do so while the request is being written.
+   * connection it went out on was closed before the answer's head was complete: a server closes
+   * an idle connection whenever it likes, and may do so while the request is being written. A
+   * request that went out on a new connection is not sent again.
    */
   idempotent?: boolean;
+}
+
+/** An answer, once its head came; its body must be read to the end or destroyed. */
+export interface HttpAnswer {
+  statusCode: number;
+  /** The reason phrase of the status line ('' when there was none). */
+  statusMessage: string;
+  headers: IncomingHttpHeaders;
+  body: Readable;
 }
 
 /** The error an exchange fails with when its `timeoutMs` ran out. */
@@ -52,14 +63,13 @@ export function timeoutError(timeoutMs: number): DOMException {
   return new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError');
 }
 
-// What a connection the server closed under the request fails with: "socket hang up" or a reset
-// (ECONNRESET), or a write to the closed connection (EPIPE).
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+// What a connection the server closed under the request fails with: undici's "other side
+// closed", a reset (ECONNRESET), or a write to the closed connection (EPIPE).
+const CLOSED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
 /** See the module's description. */
 export class KeepAliveClient {
-  #http: HttpAgent | undefined;
-  #https: HttpsAgent | undefined;
+  readonly #pools = new Map<string, UndiciPool>();
   #closing: Promise<void> | undefined;
   /** Exchanges not finished yet (answer body included), and what close() waits on while there are some. */
   #inFlight = 0;
@@ -74,11 +84,16 @@ export class KeepAliveClient {
   target(url: string): RequestTarget {
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${parsed.protocol}`);
-    const secure = parsed.protocol === 'https:';
-    const { protocol, hostname, port, path } = urlToHttpOptions(parsed);
-    const options: RequestOptions = { protocol, hostname, path, agent: secure ? this.httpsAgent() : this.httpAgent() };
-    if (port !== undefined && port !== '') options.port = port;
-    return { url: parsed.href, secure, options };
+    let pool = this.#pools.get(parsed.origin);
+    if (pool === undefined) {
+      pool = new Pool(parsed.origin, {
+        ...POOL_OPTIONS,
+        connections: this.options.maxSockets ?? null,
+        keepAliveTimeout: LIMITS.keepAliveIdleMs,
+      });
+      this.#pools.set(parsed.origin, pool);
+    }
+    return { url: parsed.href, path: parsed.pathname + parsed.search, pool };
   }
 
   /**
@@ -87,7 +102,7 @@ export class KeepAliveClient {
    * its connection is not reused.
    * @throws the connection's error, a `TimeoutError`, or the signal's reason.
    */
-  send(target: RequestTarget, request: OutgoingRequest): Promise<IncomingMessage> {
+  send(target: RequestTarget, request: OutgoingRequest): Promise<HttpAnswer> {
     if (this.#closing) return Promise.reject(new Error(`this client is closed; ${request.method} ${target.url} was not sent`));
     this.#inFlight += 1;
     return exchange(target, request, () => {
@@ -104,97 +119,54 @@ export class KeepAliveClient {
 
   private async closeOnce(): Promise<void> {
     if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
-    this.#http?.destroy();
-    this.#https?.destroy();
-  }
-
-  private httpAgent(): HttpAgent {
-    return (this.#http ??= new HttpAgent(this.agentOptions()));
-  }
-
-  private httpsAgent(): HttpsAgent {
-    return (this.#https ??= new HttpsAgent(this.agentOptions()));
-  }
-
-  private agentOptions() {
-    const { maxSockets } = this.options;
-    return {
-      keepAlive: true,
-      timeout: LIMITS.keepAliveIdleMs,
-      scheduling: 'lifo' as const,
-      ...(maxSockets !== undefined && { maxSockets }),
-    };
+    await Promise.all([...this.#pools.values()].map((pool) => pool.destroy()));
   }
 }
 
-/** One exchange: the request, sent again once after a reset when it may be, under one timer. */
-function exchange(target: RequestTarget, request: OutgoingRequest, finish: () => void): Promise<IncomingMessage> {
+/** One exchange: the request, sent again once after a closed connection when it may be, under one timer. */
+function exchange(target: RequestTarget, request: OutgoingRequest, finish: () => void): Promise<HttpAnswer> {
   const { signal, timeoutMs } = request;
-  return new Promise((resolve, reject) => {
-    let current: ClientRequest | undefined;
-    let answer: IncomingMessage | undefined;
-    let ended = false;
-    // Cuts whatever is being waited for, the head or the body: that part fails with `reason`.
-    const cut = (reason: Error): void => void (answer ? answer.destroy(reason) : current?.destroy(reason));
-    const onAbort = (): void => cut(signal!.reason as Error);
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => cut(timeoutError(timeoutMs)), timeoutMs);
-    const end = (): void => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      finish();
-    };
-    const fail = (error: Error): void => {
-      end();
-      reject(error);
-    };
-    if (signal?.aborted) return fail(signal.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    const attempt = (mayResend: boolean): void => {
-      const options = Object.assign({}, target.options, { method: request.method, headers: request.headers });
-      const req = (current = (target.secure ? httpsRequest : httpRequest)(options));
-      let socket: Socket | undefined;
-      let bytesBefore = 0;
-      req.once('socket', (s: Socket) => {
-        socket = s;
-        bytesBefore = s.bytesRead;
-      });
-      req.once('response', (res: IncomingMessage) => {
-        answer = res;
-        res.once('close', end);
-        resolve(res);
-      });
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        // After the head, the error is the body's: its reader gets it from the response.
-        if (answer || ended) return;
-        const reset = req.reusedSocket && RESET_CODES.has(error.code ?? '') && (socket?.bytesRead ?? 0) === bytesBefore;
-        if (mayResend && reset) {
-          // The server closed a kept-alive connection (it stopped, restarted or timed them out):
-          // its other idle ones are as dead, so the request goes again on a new connection.
-          dropIdleConnections(target.options);
-          attempt(false);
-        } else fail(error);
-      });
-      if (request.body !== undefined) req.setHeader('content-length', Buffer.byteLength(request.body));
-      req.end(request.body);
-    };
-    attempt(request.idempotent === true);
-  });
-}
-
-/**
- * Destroys the agent's idle connections to the host and port of `options` (the agent skips
- * destroyed ones). Its pools are named `host:port:...`, the rest naming TLS options, if any.
- */
-function dropIdleConnections(options: RequestOptions): void {
-  const { agent } = options;
-  if (!(agent instanceof HttpAgent)) return;
-  const origin = `${options.hostname}:${options.port ?? (options.protocol === 'https:' ? 443 : 80)}:`;
-  for (const [name, sockets] of Object.entries(agent.freeSockets)) {
-    if (name.startsWith(origin)) for (const socket of sockets ?? []) socket.destroy();
+  if (signal?.aborted) {
+    finish();
+    return Promise.reject(signal.reason as Error);
   }
+  const cut = new RequestCut();
+  const onAbort = (): void => cut.cut(signal!.reason as Error);
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => cut.cut(timeoutError(timeoutMs)), timeoutMs);
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    finish();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const options: Dispatcher.RequestOptions = {
+    path: target.path,
+    method: request.method,
+    headers: request.headers,
+    body: request.body ?? null,
+    signal: cut.signal,
+  };
+  const attempt = (mayResend: boolean): Promise<HttpAnswer> => {
+    // An idle connection of the pool takes the request: one the server may have closed meanwhile.
+    const reused = mayResend && target.pool.stats.free > 0;
+    return requestOn(target.pool, options).then(
+      (answer) => {
+        answer.body.once('close', end);
+        return { statusCode: answer.statusCode, statusMessage: answer.statusText ?? '', headers: answer.headers, body: answer.body };
+      },
+      (error: NodeJS.ErrnoException) => {
+        // The server closed a kept-alive connection (it stopped, restarted or timed it out): the
+        // request goes again, on another connection or a new one.
+        if (reused && !cut.aborted && CLOSED_CODES.has(error.code ?? '')) return attempt(false);
+        end();
+        throw error;
+      },
+    );
+  };
+  return attempt(request.idempotent === true);
 }
 
 /** A body read up to a limit. */
@@ -211,26 +183,27 @@ export interface LimitedBody {
  * connection is closed rather than read to the end.
  * @throws the body's error (a reset, the exchange's timeout or abort).
  */
-export function readLimited(answer: IncomingMessage, maxBytes: number): Promise<LimitedBody> {
+export function readLimited(answer: HttpAnswer, maxBytes: number): Promise<LimitedBody> {
+  const { body } = answer;
   return new Promise((resolve, reject) => {
     const stop = (bytes: Buffer): void => {
       // A destroyed body may still emit an error; unheard, it would be an uncaught exception.
-      answer.on('error', () => undefined);
-      answer.destroy();
+      body.on('error', () => undefined);
+      body.destroy();
       resolve({ bytes, complete: false });
     };
     if (Number(answer.headers['content-length']) > maxBytes) return stop(Buffer.alloc(0));
     const chunks: Buffer[] = [];
     let length = 0;
-    answer.on('data', (chunk: Buffer) => {
+    body.on('data', (chunk: Buffer) => {
       length += chunk.length;
       if (length <= maxBytes) chunks.push(chunk);
       else {
-        answer.removeAllListeners('data');
+        body.removeAllListeners('data');
         stop(chunks[0] ?? chunk.subarray(0, maxBytes));
       }
     });
-    answer.once('end', () => resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), complete: true }));
-    answer.once('error', reject);
+    body.once('end', () => resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), complete: true }));
+    body.once('error', reject);
   });
 }

@@ -9,9 +9,8 @@
  * receiver back behind the waiters. HTTPS trusts what Node trusts (its CA store and
  * NODE_EXTRA_CA_CERTS). Redirects are not followed; a 3xx answer is returned as it is.
  */
-import type { IncomingMessage } from 'node:http';
 import { LIMITS } from '../limits.js';
-import { KeepAliveClient, readLimited } from './keep-alive-client.js';
+import { KeepAliveClient, readLimited, type HttpAnswer } from './keep-alive-client.js';
 
 /** What {@link KeepAliveFetch} resolves with: the fields of a fetch `Response` the middleware reads. */
 export interface KeepAliveResponse {
@@ -56,15 +55,17 @@ class Answer implements KeepAliveResponse {
   readonly ok: boolean;
   readonly status: number;
   readonly headers: { get(name: string): string | null };
+  readonly body: AsyncIterable<Uint8Array>;
 
-  constructor(readonly body: IncomingMessage) {
-    this.status = body.statusCode ?? 0;
+  constructor(private readonly answer: HttpAnswer) {
+    this.status = answer.statusCode;
     this.ok = this.status >= 200 && this.status <= 299;
-    this.headers = { get: (name) => headerValue(body.headers[name.toLowerCase()]) };
+    this.headers = { get: (name) => headerValue(answer.headers[name.toLowerCase()]) };
+    this.body = answer.body;
   }
 
   async text(): Promise<string> {
-    const { bytes, complete } = await readLimited(this.body, LIMITS.httpBodyLimitBytes);
+    const { bytes, complete } = await readLimited(this.answer, LIMITS.httpBodyLimitBytes);
     if (!complete) throw new RangeError(`the answer is longer than ${LIMITS.httpBodyLimitBytes} bytes (LIMITS.httpBodyLimitBytes)`);
     return bytes.toString('utf8');
   }

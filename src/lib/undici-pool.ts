@@ -17,6 +17,17 @@ const load = createRequire(import.meta.url);
 /** undici's `Pool`, as its index exports it. */
 export const Pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 
+/**
+ * Options every pool here is built with. `pipelining: 2` pipelines nothing: a request other than
+ * HEAD blocks its connection until answered, so the next one goes to another connection. What it
+ * changes is reuse: with 1, undici waits a turn of the event loop before it sends on a connection
+ * that just answered, so a sequential caller alternated between two connections (and paid for
+ * the wait); with 2 it sends on it at once, as Node's agent does. undici's own timeouts are off:
+ * each exchange's timer bounds it, and a declared workflow, or a trigger's announced outcome, may
+ * take longer than they allow.
+ */
+export const POOL_OPTIONS = { pipelining: 2, headersTimeout: 0, bodyTimeout: 0 } as const;
+
 type RequestFunction = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 const request = load('undici/lib/api/api-request.js') as RequestFunction;
 

@@ -7,8 +7,8 @@
  * spares both ends percent-encoding the text. The store above it turns answers into results or
  * {@link StoreError}s.
  *
- * By default requests go out on keep-alive connections of the store's own, with Node's HTTP
- * client ({@link KeepAliveClient}: about 40% of the CPU of `fetch`, see
+ * By default requests go out on keep-alive connections of the store's own, on undici's pool
+ * ({@link KeepAliveClient}: about a third of the CPU of `fetch`, see
  * `bench/store-client.bench.mjs`), at most {@link LIMITS.remoteMaxConcurrentRequests} at once.
  * An injected `fetch` (a test's, a proxy's) is used as given instead, with an
  * `AbortSignal.timeout` per request.
@@ -47,8 +47,8 @@ export interface TransportOptions {
 export interface StoreTransport {
   /**
    * POSTs `text` as an update (to the update endpoint) or a query. A query, being safe to repeat,
-   * is sent again once when the kept-alive connection it went out on was reset before any byte
-   * of the answer came; an update never is.
+   * is sent again once when the kept-alive connection it went out on was closed before the
+   * answer's head was complete; an update never is.
    * @throws the connection's error, or one named `TimeoutError` when `timeoutMs` ran out.
    */
   send(text: string, update: boolean): Promise<StoreAnswer>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadedIn } from '../support/import-log.js';
+import { loadedIn, type Loaded } from '../support/import-log.js';
 import { BIN, buildCli, ROOT } from './support/cli-process.js';
 
 // Libraries that only some commands need, each costing tens to hundreds of ms to load.
@@ -22,7 +22,7 @@ function imported(args: string[]): { packages: string[]; modules: string[]; stat
 }
 
 /** What `node <nodeArgs>` imported, and what it printed. */
-function importedBy(nodeArgs: string[]): { packages: string[]; modules: string[]; status: number | null; stdout: string } {
+function importedBy(nodeArgs: string[]): Loaded & { status: number | null; stdout: string } {
   const log = join(dir, `imports-${(runs += 1)}.log`);
   const result = spawnSync(process.execPath, ['--import', IMPORT_LOG, ...nodeArgs], {
     cwd: ROOT,
@@ -95,10 +95,14 @@ describe('semantic-sidecar loads each command only when it runs', () => {
     expect(modules.filter((m) => m.endsWith('-command'))).toEqual([`cli/${module}`]);
   });
 
-  it("should send store requests and event triggers without undici, Node's fetch or sparql-http-client", () => {
-    const { packages, status, stdout } = importedBy(['--input-type=module', '-e', ROUND_TRIPS]);
+  it("should send store requests and event triggers on undici's pool alone: no fetch (Node's or undici's), no sparql-http-client", () => {
+    const { packages, filesOf, status, stdout } = importedBy(['--input-type=module', '-e', ROUND_TRIPS]);
     expect(status).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ asked: true, outcome: null, nodeUndici: false });
-    expect(packages.filter((p) => ['undici', 'sparql-http-client', 'nodeify-fetch'].includes(p))).toEqual([]);
+    expect(packages.filter((p) => ['sparql-http-client', 'nodeify-fetch'].includes(p))).toEqual([]);
+    const undici = filesOf('undici');
+    expect(undici).toEqual(expect.arrayContaining(['lib/dispatcher/pool.js', 'lib/api/api-request.js']));
+    // Not its index, which loads fetch, WebSocket, EventSource, caches and mocks.
+    expect(undici.filter((f) => f === 'index.js' || /^lib\/(web|mock|cache|interceptor)\//u.test(f))).toEqual([]);
   });
 });

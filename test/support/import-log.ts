@@ -17,6 +17,8 @@ interface Metafile {
 export interface Loaded {
   readonly packages: string[];
   readonly modules: string[];
+  /** The files of `node_modules/<package>/` it loaded, relative to the package (`lib/dispatcher/pool.js`). */
+  readonly filesOf: (pkg: string) => string[];
 }
 
 const PACKAGE = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//u;
@@ -39,5 +41,9 @@ export function loadedIn(log: string): Loaded {
       return [path, ...(chunks.get(path) ?? [])];
     });
   const pick = (pattern: RegExp): string[] => [...new Set(paths.flatMap((p) => pattern.exec(p)?.[1] ?? []))].sort();
-  return { packages: pick(PACKAGE), modules: pick(MODULE) };
+  const filesOf = (pkg: string): string[] => {
+    const marker = `/node_modules/${pkg}/`;
+    return [...new Set(paths.filter((p) => p.includes(marker)).map((p) => p.slice(p.lastIndexOf(marker) + marker.length)))].sort();
+  };
+  return { packages: pick(PACKAGE), modules: pick(MODULE), filesOf };
 }

@@ -15,7 +15,7 @@ import { DeviceAnswerError, DeviceReplyError, type DeviceCall } from '../../erro
 import { connectionFailure } from '../../failure.js';
 import { probeHealth } from '../../health.js';
 import { assertTimeout, shown } from '../../values.js';
-import { Pool, RequestCut, requestOn } from '../../../lib/undici-pool.js';
+import { Pool, POOL_OPTIONS, RequestCut, requestOn } from '../../../lib/undici-pool.js';
 import { readReply, type DeviceResponse } from './reply.js';
 import { exportingSpans, timedSpan } from '../../../tracing/span-export.js';
 import { childSpan, formatTraceparent, TRACEPARENT_HEADER, type TraceContext } from '../../../tracing/trace-context.js';
@@ -210,11 +210,10 @@ function jsonBody(value: unknown, call: DeviceCall): string {
 
 /**
  * The pool of one device: connections kept alive for as long as the device's `Keep-Alive` header
- * says, else {@link LIMITS.keepAliveIdleMs}. The call's own timer bounds each call; undici's
- * timeouts are off, since a declared workflow may run longer than they allow.
+ * says, else {@link LIMITS.keepAliveIdleMs}; the call's own timer bounds each call.
  */
 function openPool(target: HttpTarget): Dispatcher {
-  const options = { keepAliveTimeout: LIMITS.keepAliveIdleMs, headersTimeout: 0, bodyTimeout: 0 };
+  const options = { ...POOL_OPTIONS, keepAliveTimeout: LIMITS.keepAliveIdleMs };
   const scheme = target.secure ? 'https' : 'http';
   if ('socketPath' in target.connect) return new Pool(`${scheme}://localhost`, { ...options, socketPath: target.connect.socketPath });
   const { hostname, port } = target.connect;
