@@ -5,6 +5,7 @@ import { SETTINGS } from '../settings.js';
 import { parseStoreUrl } from '../store/open-store.js';
 import { UsageError } from './exit-codes.js';
 import { storeLocation } from './flags.js';
+import { UNIX_SOCKET_SCHEME } from '../store/remote-endpoint.js';
 
 /**
  * `--store <url>` of the read commands that read across several stores (`discover`, `status`):
@@ -43,9 +44,10 @@ export function storeEndpoints(locations: readonly string[], env: NodeJS.Process
       if (error instanceof ValueError) throw new UsageError(`--store: ${error.message}`, { cause: error });
       throw error;
     }
-    if (spec.kind !== 'remote') {
+    // Comunica, which reads across them, reaches endpoints over TCP only.
+    if (spec.kind !== 'remote' || spec.queryUrl.startsWith(UNIX_SOCKET_SCHEME)) {
       throw new UsageError(
-        '--store: reading across several stores takes SPARQL endpoints (http(s) URLs) only; serve an embedded store with `semantic-sidecar store serve`',
+        '--store: reading across several stores takes SPARQL endpoints (http(s) URLs) only; serve an embedded store with `semantic-sidecar store serve --port`',
       );
     }
     const { queryUrl: url, user, password, timeoutMs } = spec;

@@ -78,20 +78,19 @@ export class KeepAliveClient {
   constructor(private readonly options: KeepAliveClientOptions = {}) {}
 
   /**
-   * Resolves `url` (http or https, without credentials) once, for {@link send}.
+   * Resolves `url` (http or https, without credentials) once, for {@link send}; with
+   * `socketPath`, the requests go to that Unix socket, `url` giving their path.
    * @throws TypeError for a URL of another scheme.
    */
-  target(url: string): RequestTarget {
+  target(url: string, { socketPath }: { socketPath?: string } = {}): RequestTarget {
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${parsed.protocol}`);
-    let pool = this.#pools.get(parsed.origin);
+    const key = socketPath === undefined ? parsed.origin : `unix:${socketPath}`;
+    let pool = this.#pools.get(key);
     if (pool === undefined) {
-      pool = new Pool(parsed.origin, {
-        ...POOL_OPTIONS,
-        connections: this.options.maxSockets ?? null,
-        keepAliveTimeout: LIMITS.keepAliveIdleMs,
-      });
-      this.#pools.set(parsed.origin, pool);
+      const options = { ...POOL_OPTIONS, connections: this.options.maxSockets ?? null, keepAliveTimeout: LIMITS.keepAliveIdleMs };
+      pool = new Pool(parsed.origin, socketPath === undefined ? options : { ...options, socketPath });
+      this.#pools.set(key, pool);
     }
     return { url: parsed.href, path: parsed.pathname + parsed.search, pool };
   }

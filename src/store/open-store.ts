@@ -43,11 +43,12 @@ export async function openStore(spec: StoreSpec): Promise<TripleStore> {
 /** Where a store location points, before credentials and options are added. */
 export type StoreLocation = { kind: 'memory' } | { kind: 'embedded'; dataDir: string } | { kind: 'remote'; url: URL };
 
-const HTTP_URL = /^https?:\/\//iu;
+const HTTP_URL = /^(?:https?|http\+unix):\/\//iu;
 
 /**
  * The one reader of store location text, shared by every command and the sidecar config:
- * `memory`, an `http(s)` URL (a remote SPARQL query endpoint, userinfo allowed), a `file:` URL, or
+ * `memory`, an `http(s)` URL (a remote SPARQL query endpoint, userinfo allowed) or an `http+unix:`
+ * one (an endpoint on a Unix socket, as `store serve --socket` prints it), a `file:` URL, or
  * a directory path (relative paths stay relative; callers resolve them).
  * @returns the location, or the problem with the text (it does not repeat the text, which may
  *   hold credentials).
@@ -55,7 +56,7 @@ const HTTP_URL = /^https?:\/\//iu;
  */
 export function parseStoreLocation(location: string): StoreLocation | { problem: string } {
   const text = location.trim();
-  if (!text) return { problem: 'is empty (expected "memory", an http(s) URL or a directory)' };
+  if (!text) return { problem: 'is empty (expected "memory", an http(s) or http+unix URL, or a directory)' };
   if (text === 'memory') return { kind: 'memory' };
   if (HTTP_URL.test(text)) {
     try {
@@ -72,7 +73,7 @@ export function parseStoreLocation(location: string): StoreLocation | { problem:
     }
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(text))
-    return { problem: 'has an unsupported scheme (expected "memory", an http(s) URL or a directory)' };
+    return { problem: 'has an unsupported scheme (expected "memory", an http(s) or http+unix URL, or a directory)' };
   return { kind: 'embedded', dataDir: text };
 }
 

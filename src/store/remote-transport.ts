@@ -14,7 +14,9 @@
  * `AbortSignal.timeout` per request.
  */
 import { KeepAliveClient, readLimited, type RequestTarget } from '../lib/keep-alive-client.js';
+import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { UNIX_SOCKET_SCHEME, unixSocketOf } from './remote-endpoint.js';
 
 /** What the store answered. */
 export interface StoreAnswer {
@@ -70,7 +72,10 @@ export function openTransport(options: TransportOptions): StoreTransport {
     query: { accept: JSON_RESULTS, 'content-type': FORM, ...auth },
     update: { accept: JSON_RESULTS, 'content-type': UPDATE_BODY, ...auth },
   };
-  return options.fetch ? new FetchTransport(options, headers, options.fetch) : new HttpTransport(options, headers);
+  if (!options.fetch) return new HttpTransport(options, headers);
+  if ([options.queryUrl, options.updateUrl].some((url) => url.startsWith(UNIX_SOCKET_SCHEME)))
+    throw new ValueError("an http+unix endpoint is reached on the store's own connections; a given fetch cannot send to a Unix socket");
+  return new FetchTransport(options, headers, options.fetch);
 }
 
 /** The headers of a query and of an update, each built once. */
@@ -94,6 +99,14 @@ function bodyOf(text: string, update: boolean): string {
   return update ? text.toWellFormed() : `query=${encodeURIComponent(text.toWellFormed())}`;
 }
 
+/** The request target of an endpoint URL: an `http+unix:` one goes to its socket, with its path. */
+function targetOf(client: KeepAliveClient, url: string): RequestTarget {
+  const parsed = new URL(url);
+  const socketPath = unixSocketOf(parsed);
+  if (socketPath === undefined) return client.target(url);
+  return client.target(`http://localhost${parsed.pathname}${parsed.search}`, { socketPath });
+}
+
 class HttpTransport implements StoreTransport {
   // maxSockets matches the store's limiter: a request let through never waits for a connection.
   private readonly client = new KeepAliveClient({ maxSockets: LIMITS.remoteMaxConcurrentRequests });
@@ -104,8 +117,8 @@ class HttpTransport implements StoreTransport {
     private readonly options: TransportOptions,
     private readonly headers: RequestHeaders,
   ) {
-    this.query = this.client.target(options.queryUrl);
-    this.update = this.client.target(options.updateUrl);
+    this.query = targetOf(this.client, options.queryUrl);
+    this.update = targetOf(this.client, options.updateUrl);
   }
 
   async send(text: string, update: boolean): Promise<StoreAnswer> {

@@ -70,11 +70,32 @@ describe('semantic-sidecar store serve', () => {
     expect(logLines(stderr)).toContainEqual(expect.objectContaining({ msg: 'store stopping', reason: 'SIGINT' }));
   });
 
-  it('should serve on a Unix socket with --socket', async () => {
+  it('should serve on a Unix socket with --socket, at the http+unix URL it prints, which a remote store takes', async () => {
     const socket = join(dir, 'store.sock');
     const server = await serve(['--memory', '--socket', socket]);
     expect(server.url).toBe(`http+unix://${encodeURIComponent(socket)}/sparql`);
+    const client = openRemoteStore({ queryUrl: server.url });
+    expect(client.description).toBe(`SPARQL endpoint ${server.url}`);
+    expect(await client.ask(KEPT)).toBe(false);
+    await client.update(INSERT);
+    expect(await client.ask(KEPT)).toBe(true);
+    await client.close();
+    // The command line takes it as a store too.
+    const found = cli(['discover', '--capability', 'urn:test:Nothing', '--store', server.url]);
+    expect([found.status, found.stderr]).toEqual([
+      1,
+      expect.stringContaining('no reachable Service realizes a Capability of class <urn:test:Nothing>'),
+    ]);
     expect((await server.stop()).code).toBe(0);
+  });
+
+  it('should refuse an http+unix URL that names no socket path, and one given with a fetch of its own', () => {
+    for (const queryUrl of ['http+unix:///sparql', 'http+unix://store.sock/sparql', 'http+unix://%E0%A4%A/sparql']) {
+      expect(() => openRemoteStore({ queryUrl })).toThrow('an http+unix URL names its socket as its host, percent-encoded');
+    }
+    expect(() => openRemoteStore({ queryUrl: `http+unix://${encodeURIComponent(join(dir, 's.sock'))}/sparql`, fetch })).toThrow(
+      'a given fetch cannot send to a Unix socket',
+    );
   });
 
   it('should require the token from --token-file when one is given', async () => {

@@ -72,7 +72,7 @@ describe('loadSidecarConfig stores and secrets', () => {
     expect((await load({ flags: { resource: R, store: 'file:///srv/kg' } })).store).toEqual({ url: '/srv/kg' });
     expect((await load({ flags: { resource: R, store: 'kg-data' } })).store).toEqual({ url: join(dir, 'kg-data') });
     expect(await problems({ flags: { resource: R, store: 'ftp://kg/x' } })).toEqual([
-      'command line: store.url: has an unsupported scheme (expected "memory", an http(s) URL or a directory) (got "ftp://kg/x")',
+      'command line: store.url: has an unsupported scheme (expected "memory", an http(s) or http+unix URL, or a directory) (got "ftp://kg/x")',
     ]);
   });
 

@@ -3,7 +3,7 @@ import { configFixture } from './support/config-fixture.js';
 import { ValueError } from '../../src/errors.js';
 import fc from 'fast-check';
 import { isIri } from '../../src/iri/validate.js';
-import { CONFIG_PATHS, loadSidecarConfig, type SidecarConfig } from '../../src/sidecar/config.js';
+import { CONFIG_PATHS, loadSidecarConfig, storeSpecOf, type SidecarConfig } from '../../src/sidecar/config.js';
 
 const { dir, write, load, problems } = configFixture('sm-config-validation-');
 
@@ -152,6 +152,15 @@ describe('loadSidecarConfig validation', () => {
     expect((await problems({ flags: { resource: R, host: 'bad host!' } }))[0]).toBe(
       'command line: host: must be a host name or an IP address (expected e.g. "127.0.0.1") (got "bad host!")',
     );
+  });
+
+  it('should take a store on a Unix socket as store serve --socket prints it, and refuse one that names no socket', async () => {
+    const url = `http+unix://${encodeURIComponent('/run/semantic-sidecar/store.sock')}/sparql`;
+    const config = await load({ flags: { resource: R, 'store.url': url } });
+    expect(storeSpecOf(config.store)).toMatchObject({ kind: 'remote', queryUrl: url, updateUrl: url });
+    expect(await problems({ flags: { resource: R, 'store.url': 'http+unix://store.sock/sparql' } })).toEqual([
+      'command line: store.url: an http+unix URL names its socket as its host, percent-encoded: http+unix://%2Frun%2Fstore.sock/sparql (got "http+unix://store.sock/sparql")',
+    ]);
   });
 
   it('should refuse a Unix socket path longer than the kernel holds', async () => {
