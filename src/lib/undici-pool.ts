@@ -3,6 +3,8 @@
  * of one request. The index loads `fetch`, WebSocket, EventSource, caches and mocks too: about
  * 65 ms and 18 MB in every process that imports it, where the pool and `request` alone take about
  * 17 ms. {@link requestOn} does what the index's `Object.assign(Dispatcher.prototype, api)` gives.
+ * These paths are not undici's public API, so package.json pins its exact version, and a test
+ * (test/cli/lazy-commands.test.ts) loads them.
  *
  * Why undici's pool rather than `node:http` for device calls: it sets a connection up once, where
  * `http.request` builds a ClientRequest, attaches listeners to the socket and takes a parser per
