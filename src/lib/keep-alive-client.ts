@@ -8,13 +8,11 @@
  *
  * One pool per origin, built on first use. A pool hands a request to its first idle connection,
  * so a sequential caller keeps one warm connection, and opens another only when all are busy;
- * idle ones are closed after the time the server's `Keep-Alive` header gives, else after
- * {@link LIMITS.keepAliveIdleMs}.
+ * idle ones close as {@link POOL_OPTIONS} says.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
-import { LIMITS } from '../limits.js';
 import { Pool, POOL_OPTIONS, RequestCut, requestOn } from './undici-pool.js';
 
 /** Options of {@link KeepAliveClient}. */
@@ -88,7 +86,7 @@ export class KeepAliveClient {
     const key = socketPath === undefined ? parsed.origin : `unix:${socketPath}`;
     let pool = this.#pools.get(key);
     if (pool === undefined) {
-      const options = { ...POOL_OPTIONS, connections: this.options.maxSockets ?? null, keepAliveTimeout: LIMITS.keepAliveIdleMs };
+      const options = { ...POOL_OPTIONS, connections: this.options.maxSockets ?? null };
       pool = new Pool(parsed.origin, socketPath === undefined ? options : { ...options, socketPath });
       this.#pools.set(key, pool);
     }

@@ -1,7 +1,7 @@
 /**
  * The part of `fetch` the middleware uses (trigger delivery, the twin probe), on a
- * {@link KeepAliveClient}: its default transport, at about 40% of the CPU of Node's `fetch`
- * per request. The answer's body is the Node stream itself, read by `text()` or iterated as
+ * {@link KeepAliveClient}: its default transport, at about a quarter of the CPU of Node's
+ * `fetch` per request. The answer's body is the Node stream itself, read by `text()` or iterated as
  * chunks (the trigger's outcome channel); no web stream is made.
  *
  * No limit on connections per receiver: a caller waiting for an outcome keeps its trigger's

@@ -6,13 +6,15 @@
  * These paths are not undici's public API, so package.json pins its exact version, and a test
  * (test/cli/lazy-commands.test.ts) loads them.
  *
- * Why undici's pool rather than `node:http` for device calls: it sets a connection up once, where
- * `http.request` builds a ClientRequest, attaches listeners to the socket and takes a parser per
- * request. A proxied device call cost the sidecar 0.098 against 0.124 ms of CPU (10,635 against
- * 8,349 requests/s through it, both builds on one bridge, rounds alternated).
+ * Why undici's pool rather than `node:http`: it sets a connection up once, where `http.request`
+ * builds a ClientRequest, attaches listeners to the socket and takes a parser per request. A
+ * proxied device call cost the sidecar 0.089 against 0.152 ms of CPU (11,032 against 7,155
+ * requests/s through it, both builds on one bridge, rounds alternated); a store query 131
+ * against 189 µs (`bench/store-client.bench.mjs`).
  */
 import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { LIMITS } from '../limits.js';
 
 const load = createRequire(import.meta.url);
 
@@ -26,9 +28,10 @@ export const Pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
  * that just answered, so a sequential caller alternated between two connections (and paid for
  * the wait); with 2 it sends on it at once, as Node's agent does. undici's own timeouts are off:
  * each exchange's timer bounds it, and a declared workflow, or a trigger's announced outcome, may
- * take longer than they allow.
+ * take longer than they allow. Idle connections close after the time the server's `Keep-Alive`
+ * header gives, else after {@link LIMITS.keepAliveIdleMs}.
  */
-export const POOL_OPTIONS = { pipelining: 2, headersTimeout: 0, bodyTimeout: 0 } as const;
+export const POOL_OPTIONS = { pipelining: 2, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: LIMITS.keepAliveIdleMs } as const;
 
 type RequestFunction = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 const request = load('undici/lib/api/api-request.js') as RequestFunction;

@@ -137,7 +137,7 @@ export interface SemanticMiddlewareOptions {
   accessLogLevel?: SettingValue<'log.accessLevel'>;
   /**
    * fetch used to deliver event triggers and probe twin instances; default keep-alive
-   * connections of the instance's own through Node's HTTP client (`src/lib/keep-alive-fetch.ts`),
+   * connections of the instance's own on undici's pool (`src/lib/keep-alive-fetch.ts`),
    * closed by `stop()`. Node's global `fetch` fits too.
    */
   fetch?: FetchFunction;

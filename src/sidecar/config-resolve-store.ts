@@ -9,11 +9,11 @@ import { access } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { ONTOLOGY_FILE_EXTENSIONS } from '../ontology/formats.js';
 import { defaultOf } from '../settings.js';
-import { parseStoreLocation, remoteStoreSpec } from '../store/open-store.js';
+import { parseStoreLocation, REMOTE_URL, remoteStoreSpec } from '../store/open-store.js';
 import { pathKey, systemdDirectory } from './config-layers.js';
 import type { StoreConfig } from './config-types.js';
 import { absolutePath, httpUrlProblem, readSecret, report, at, textAt, type ResolveContext } from './config-values.js';
-import { UNIX_SOCKET_SCHEME, unixSocketOf } from '../store/remote-endpoint.js';
+import { UNIX_SOCKET_SCHEME } from '../store/remote-endpoint.js';
 
 /**
  * A directory name for a resource: its local name made file-safe plus 8 hex of the IRI's hash,
@@ -38,7 +38,7 @@ export function stateDirectory(ctx: ResolveContext, resource: string | undefined
 /** Which store a resolved {@link StoreConfig} names. */
 export function storeKindOf(store: StoreConfig): 'memory' | 'embedded' | 'remote' {
   if (store.url === 'memory') return 'memory';
-  return /^(?:https?|http\+unix):\/\//iu.test(store.url) ? 'remote' : 'embedded';
+  return REMOTE_URL.test(store.url) ? 'remote' : 'embedded';
 }
 
 const REMOTE_ONLY = ['updateUrl', 'user', 'passwordFile', 'password', 'timeoutMs'];
@@ -50,21 +50,13 @@ function location(ctx: ResolveContext, stateDir: string): { url: string; remote?
   if ('problem' in where) return void report(ctx, ['store', 'url'], where.problem, raw);
   if (where.kind === 'memory') return { url: 'memory' };
   if (where.kind === 'embedded') return { url: absolutePath(ctx, ['store', 'url'], where.dataDir) };
-  const unix = unixSocketProblem(where.url);
-  const problem = unix !== undefined ? unix : httpUrlProblem(raw.trim().replace(/\/\/[^/?#]*@/u, '//'), 'http://127.0.0.1:8890/sparql');
+  // parseStoreLocation checked an http+unix URL's socket; an http(s) one is checked as every URL setting is.
+  const problem =
+    where.url.protocol === UNIX_SOCKET_SCHEME
+      ? undefined
+      : httpUrlProblem(raw.trim().replace(/\/\/[^/?#]*@/u, '//'), 'http://127.0.0.1:8890/sparql');
   if (problem) return void report(ctx, ['store', 'url'], problem, raw);
   return { url: raw.trim(), remote: where.url };
-}
-
-/** Problem with an `http+unix:` store URL (its host must name the socket); null for one that is fine, undefined for another scheme. */
-function unixSocketProblem(url: URL): string | null | undefined {
-  if (url.protocol !== UNIX_SOCKET_SCHEME) return undefined;
-  try {
-    unixSocketOf(url);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
 }
 
 function refuseRemoteOnly(ctx: ResolveContext): void {

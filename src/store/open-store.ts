@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { ValueError } from '../errors.js';
 import { readSecretFile } from '../lib/secret-file.js';
+import { unixSocketOf } from './remote-endpoint.js';
 import { openRemoteStore } from './remote-store.js';
 import type { TripleStore } from './triple-store.js';
 
@@ -43,7 +44,8 @@ export async function openStore(spec: StoreSpec): Promise<TripleStore> {
 /** Where a store location points, before credentials and options are added. */
 export type StoreLocation = { kind: 'memory' } | { kind: 'embedded'; dataDir: string } | { kind: 'remote'; url: URL };
 
-const HTTP_URL = /^(?:https?|http\+unix):\/\//iu;
+/** A location naming a remote store: an http(s) or http+unix URL. */
+export const REMOTE_URL = /^(?:https?|http\+unix):\/\//iu;
 
 /**
  * The one reader of store location text, shared by every command and the sidecar config:
@@ -58,12 +60,19 @@ export function parseStoreLocation(location: string): StoreLocation | { problem:
   const text = location.trim();
   if (!text) return { problem: 'is empty (expected "memory", an http(s) or http+unix URL, or a directory)' };
   if (text === 'memory') return { kind: 'memory' };
-  if (HTTP_URL.test(text)) {
+  if (REMOTE_URL.test(text)) {
+    let url: URL;
     try {
-      return { kind: 'remote', url: new URL(text) };
+      url = new URL(text);
     } catch {
       return { problem: 'is not a valid URL' };
     }
+    try {
+      unixSocketOf(url);
+    } catch (error) {
+      return { problem: (error as ValueError).message };
+    }
+    return { kind: 'remote', url };
   }
   if (/^file:/iu.test(text)) {
     try {
@@ -123,7 +132,7 @@ export function remoteStoreSpec(url: URL, settings: RemoteStoreSettings): Extrac
 export function parseStoreUrl(url: string, env: NodeJS.ProcessEnv = process.env): StoreSpec {
   const location = parseStoreLocation(url);
   if ('problem' in location) {
-    const shown = HTTP_URL.test(url.trim()) || !/:\/\//u.test(url) ? '' : ` ${JSON.stringify(`${url.trim().split('://')[0]}://...`)}`;
+    const shown = REMOTE_URL.test(url.trim()) || !/:\/\//u.test(url) ? '' : ` ${JSON.stringify(`${url.trim().split('://')[0]}://...`)}`;
     throw new ValueError(`store location${shown} ${location.problem}`);
   }
   if (location.kind !== 'remote') return location;

@@ -31,7 +31,7 @@ export interface RemoteStoreOptions {
   loadChunkTriples?: number;
   /**
    * A `fetch` to send with, for callers that route or observe requests (a proxy, a test). Default:
-   * keep-alive connections of the store's own through Node's HTTP client (see remote-transport.ts).
+   * keep-alive connections of the store's own on undici's pool (see remote-transport.ts).
    */
   fetch?: typeof fetch;
 }
@@ -60,7 +60,8 @@ const DEADLOCK = /\b40001\b|deadlock/iu;
  * - every request gets its own timeout covering the body too, and an answer longer than
  *   {@link LIMITS.remoteAnswerMaxBytes} fails the request;
  * - a query (never an update) is sent again once when the kept-alive connection it went out on
- *   was reset before the answer began: the store may close an idle connection as it is reused.
+ *   was closed before the answer's head was complete: the store may close an idle connection as
+ *   it is reused.
  * - once an answer's `Server` header names Virtuoso, queries (not updates) are sent with a
  *   pragma that makes them read without locks: serializable reads of every heartbeat deadlocked
  *   with the heartbeat updates (see `virtuoso-reads.ts`).

@@ -8,7 +8,7 @@
  * {@link StoreError}s.
  *
  * By default requests go out on keep-alive connections of the store's own, on undici's pool
- * ({@link KeepAliveClient}: about a third of the CPU of `fetch`, see
+ * ({@link KeepAliveClient}: about a quarter of the CPU of `fetch`, see
  * `bench/store-client.bench.mjs`), at most {@link LIMITS.remoteMaxConcurrentRequests} at once.
  * An injected `fetch` (a test's, a proxy's) is used as given instead, with an
  * `AbortSignal.timeout` per request.
