@@ -41,10 +41,10 @@ export class Children {
     process.once('SIGTERM', this.#onSignal);
   }
 
-  #spawn(args, env) {
+  #spawn(args, env, command = undefined) {
     // A run that timed out may still be starting things; once stopping began, nothing new starts.
     if (this.#closed) throw new Error(`not starting ${args.join(' ')}: the run is stopping`);
-    const child = spawn(process.execPath, [...PROFILE_ARGS, ...args], {
+    const child = spawn(command ?? process.execPath, command ? args : [...PROFILE_ARGS, ...args], {
       cwd: ROOT,
       env: env ? { ...process.env, ...env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,6 +72,27 @@ export class Children {
     const startMs = performance.now() - started;
     lines.on('line', onStdoutLine); // also keeps the pipe drained (the bridge logs every request)
     return { child, pid: child.pid, first, startMs };
+  }
+
+  /**
+   * Spawns a program that is not Node's (`command args`), its output in `<name>.log`; stopped
+   * with the rest. Resolves with the child once `ready()` resolves true (polled every 50 ms for
+   * up to 10 s); rejects when it exits first or never gets ready.
+   */
+  async program(name, command, args, ready) {
+    const child = this.#spawn(args, undefined, command);
+    const log = createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+    const deadline = performance.now() + 10_000;
+    while (!(await ready())) {
+      if (child.exitCode !== null || child.signalCode !== null || performance.now() > deadline) {
+        await this.stop(child);
+        throw new Error(`${name} did not get ready; see ${join(this.dir, `${name}.log`)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return { child, pid: child.pid };
   }
 
   /** Runs a CLI command to its end; rejects with its stderr when it exits non-zero. */

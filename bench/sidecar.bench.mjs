@@ -3,7 +3,7 @@
 // Operations, robot1's local API requests them). Rows: start-up time, end-to-end dispatch latency
 // (to the receiver's record, cold after the idle wait and warm, beside its physical floor measured
 // on the same store: bench/dispatch-floor.mjs; and as a local-API client sees it with a long-poll), throughput with
-// K requesters, proxy overhead against the direct device call and a bare Node proxy (latency, requests/s), RSS idle and under load, and
+// K requesters, proxy overhead against the direct device call, a bare Node proxy and nginx (latency, requests/s), RSS idle and under load, and
 // store requests per Operation (from the store's request log, and exactly, in process).
 // Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_PROXY_N (2000), BENCH_PROXY_SECONDS (10),
 // BENCH_PROXY_CONNECTIONS (32), BENCH_PROXY_ONLY (1: the proxy rows alone), BENCH_STARTS (5), BENCH_IDLE_S (15),
@@ -32,6 +32,7 @@ import {
   rssPeaks,
 } from './sidecar-support.mjs';
 import { dispatchFloor } from './dispatch-floor.mjs';
+import { startNginxProxy } from './nginx-proxy.mjs';
 import { percentile, report, round, row, timeEach } from './support.mjs';
 
 // Caller and receiver together, a waiting caller included (it is told the outcome, never polls).
@@ -115,7 +116,11 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   const log = storeRequestCounter(storeUrl);
   await kids.command(['ontology', 'load', join(ROOT, 'ontology/examples/plant.ttl'), '--store', storeUrl]);
   const doorDevice = join(dir, 'door1-device.sock');
-  const bridge = await kids.daemon('door1-bridge', ['--kind', 'door', '--socket', doorDevice, '--delay-ms', '0'], { script: BRIDGE });
+  // Quiet: a log line per request costs the bridge about a fifth of its CPU per call, and the
+  // bridge shares the 2 cores with the proxies it serves.
+  const bridge = await kids.daemon('door1-bridge', ['--kind', 'door', '--socket', doorDevice, '--delay-ms', '0', '--quiet'], {
+    script: BRIDGE,
+  });
   const env = { NODE_OPTIONS: await deployedNodeOptions() };
   const sidecar = async (name, config, device, extra = [], script = undefined) => {
     const localApi = join(dir, `${name}-local.sock`);
@@ -139,6 +144,7 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   const bare = await kids.daemon('bare-proxy', [doorDevice], { script: BARE_PROXY });
   // The same proxy with the unit's V8 flags: what those flags cost a proxy that does no more.
   const bareUnit = await kids.daemon('bare-proxy-unit-flags', [doorDevice], { script: BARE_PROXY, env });
+  const nginx = await startNginxProxy(kids, dir, doorDevice);
   const startMs = [];
   let door;
   for (let i = 0; i < starts; i++) {
@@ -155,7 +161,7 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
     });
   const startReference = REFERENCE_CLI && (() => referenceDoor(sidecar, doorDevice));
   const address = (proxy) => ({ ...proxy, ...JSON.parse(proxy.first) });
-  return { log, store, bridge, bare: address(bare), bareUnit: address(bareUnit), door, robot, doorDevice, startMs, startReference };
+  return { log, store, bridge, bare: address(bare), bareUnit: address(bareUnit), nginx, door, robot, doorDevice, startMs, startReference };
 }
 
 /**
@@ -225,20 +231,21 @@ async function requestAndWait(api, waitMs, longPoll = false) {
 }
 
 /**
- * Direct device calls and the same calls through the sidecar and through the bare Node proxy,
- * interleaved in one run (the order rotating, so drift in the machine's load stays out of the
- * differences), and the CPU time per call of the sidecar, the bare proxy and, for scale, the
+ * Direct device calls and the same calls through the sidecar, the bare Node proxy and nginx
+ * (when there is one), interleaved in one run (the order rotating, so drift in the machine's load
+ * stays out of the differences), and the CPU time per call of each proxy and, for scale, the
  * bridge (a bare node:http server).
  */
-async function proxyOverhead({ door, bridge, bare, doorDevice }, path, body) {
-  const pids = [door.pid, bare.pid, bridge.pid];
+async function proxyOverhead({ door, bridge, bare, nginx, doorDevice }, path, body) {
+  const pids = [door.pid, bare.pid, bridge.pid, ...(nginx.pid ? [nginx.pid] : [])];
   const cpu = await cpuOf(pids);
   const clients = {
     direct: jsonClient({ socketPath: doorDevice }),
     proxied: jsonClient({ address: door.address }),
     bare: jsonClient({ address: bare.address }),
+    ...(nginx.address && { nginx: jsonClient({ address: nginx.address }) }),
   };
-  const ms = { direct: [], proxied: [], bare: [] };
+  const ms = Object.fromEntries(Object.keys(clients).map((which) => [which, []]));
   const send = (client, p) => (body === undefined ? client.get(p) : client.post(p, body));
   const call = (which, p) => async (warmup) => {
     const t = performance.now();
@@ -247,7 +254,7 @@ async function proxyOverhead({ door, bridge, bare, doorDevice }, path, body) {
     if (answer === undefined || (body !== undefined && answer?.door !== 'open'))
       throw new Error(`${which} ${p} answered ${JSON.stringify(answer)}`);
   };
-  const calls = [call('direct', path.device), call('proxied', path.sidecar), call('bare', path.device)];
+  const calls = Object.keys(clients).map((which) => call(which, which === 'proxied' ? path.sidecar : path.device));
   try {
     await timeEach(
       PROXY_N,
@@ -259,7 +266,7 @@ async function proxyOverhead({ door, bridge, bare, doorDevice }, path, body) {
   } finally {
     Object.values(clients).forEach((c) => c.close());
   }
-  const [sidecarCpu, bareCpu, bridgeCpu] = (await cpuOf(pids)).since(cpu);
+  const [sidecarCpu, bareCpu, bridgeCpu, nginxCpu] = (await cpuOf(pids)).since(cpu);
   const n = PROXY_N + PROXY_WARMUP;
   const overhead = (which) => median(ms[which]) - median(ms.direct);
   return {
@@ -268,7 +275,8 @@ async function proxyOverhead({ door, bridge, bare, doorDevice }, path, body) {
     bareOverhead: overhead('bare'),
     cpuPerCall: sidecarCpu / n,
     bareCpuPerCall: bareCpu / n,
-    bridgeCpuPerCall: bridgeCpu / (3 * n),
+    bridgeCpuPerCall: bridgeCpu / (calls.length * n),
+    ...(nginx.pid && { nginxOverhead: overhead('nginx'), nginxCpuPerCall: nginxCpu / n }),
   };
 }
 
@@ -302,14 +310,15 @@ async function proxyThroughput(address, pid, path, seconds) {
 }
 
 /**
- * Sidecar and bare proxy throughput (and the reference build's sidecar, when there is one),
+ * Sidecar, bare proxy and nginx throughput (and the reference build's sidecar, when there is one),
  * alternating in PROXY_ROUNDS rounds, the order rotating; the medians of each.
  */
-async function proxyLoad({ door, bare, bareUnit, reference }) {
+async function proxyLoad({ door, bare, bareUnit, nginx, reference }) {
   const targets = {
     sidecar: [door.address, door.pid, '/workflows/open/execute'],
     bare: [bare.address, bare.pid, '/open'],
     bareUnit: [bareUnit.address, bareUnit.pid, '/open'],
+    ...(nginx.pid && { nginx: [nginx.address, nginx.pid, '/open'] }),
     ...(reference && { reference: [reference.address, reference.pid, '/workflows/open/execute'] }),
   };
   const names = Object.keys(targets);
@@ -436,21 +445,24 @@ async function inProcessRows() {
   return rows;
 }
 
-/** The proxy hop's rows: latency of both routes, requests/s and CPU, each beside the bare Node proxy. */
-function proxyRows({ execute, state, load }) {
+/** The proxy hop's rows: latency of both routes, requests/s and CPU, each beside the bare Node proxy and nginx. */
+function proxyRows({ execute, state, load }, nginx) {
   const ratio = (a, b) => `${round(a / b)}x the bare proxy`;
+  const nginxNote = (text) => (nginx.skipped ? `nginx not measured (${nginx.skipped})` : text);
   const latency = (label, p) => [
     row(`${label}, direct (Unix socket)`, p.direct),
     row(`${label} via sidecar`, p.proxied),
     row(`${label} via bare Node proxy`, p.bare, { note: 'reference' }),
+    ...(p.nginx ? [row(`${label} via nginx`, p.nginx, { note: `reference: ${nginx.version}, one process` })] : []),
     figure(`${label}: sidecar overhead (median difference)`, p.overhead, 'ms', {
       n: PROXY_N,
       aim: `< ${PROXY_OVERHEAD_AIM}x bare`,
-      note: `bare proxy ${round(p.bareOverhead)} ms: ${ratio(p.overhead, p.bareOverhead)}`,
+      met: p.overhead < PROXY_OVERHEAD_AIM * p.bareOverhead,
+      note: `bare proxy ${round(p.bareOverhead)} ms: ${ratio(p.overhead, p.bareOverhead)}; ${nginxNote(`nginx ${round(p.nginxOverhead)} ms`)}`,
     }),
     figure(`${label}: sidecar CPU per call`, p.cpuPerCall, 'ms', {
       n: PROXY_N,
-      note: `bare proxy ${round(p.bareCpuPerCall)} ms, bridge ${round(p.bridgeCpuPerCall)} ms`,
+      note: `bare proxy ${round(p.bareCpuPerCall)} ms, ${nginxNote(`nginx ${round(p.nginxCpuPerCall)} ms`)}, bridge ${round(p.bridgeCpuPerCall)} ms`,
     }),
   ];
   return [
@@ -458,7 +470,8 @@ function proxyRows({ execute, state, load }) {
     ...latency('GET /state/door', state),
     figure(`proxy throughput, ${PROXY_CONNECTIONS} connections`, load.sidecar.perSecond, 'req/s', {
       aim: `>= ${PROXY_RATE_AIM}`,
-      note: `bare proxy ${Math.round(load.bare.perSecond)} req/s (${ratio(load.sidecar.perSecond, load.bare.perSecond)}); CPU/call sidecar ${round(load.sidecar.cpuPerCall)} ms, bare ${round(load.bare.cpuPerCall)} ms; ${PROXY_SECONDS} s each`,
+      met: load.sidecar.perSecond >= PROXY_RATE_AIM,
+      note: `bare proxy ${Math.round(load.bare.perSecond)} req/s (${ratio(load.sidecar.perSecond, load.bare.perSecond)}), ${nginxNote(`nginx ${Math.round(load.nginx?.perSecond)} req/s`)}; CPU/call sidecar ${round(load.sidecar.cpuPerCall)} ms, bare ${round(load.bare.cpuPerCall)} ms${load.nginx ? `, nginx ${round(load.nginx.cpuPerCall)} ms` : ''}; ${PROXY_SECONDS} s each`,
     }),
     figure('  the bare proxy with the NODE_OPTIONS of the systemd unit', load.bareUnit.perSecond, 'req/s', {
       note: `reference: what the unit's V8 flags cost a proxy doing no more; CPU/call ${round(load.bareUnit.cpuPerCall)} ms (sidecar ${round(load.sidecar.cpuPerCall / load.bareUnit.cpuPerCall)}x)`,
@@ -474,7 +487,7 @@ function proxyRows({ execute, state, load }) {
 }
 
 /** The result table, in the order of the issue's rows. */
-function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess }) {
+function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess, nginx }) {
   const idleAim = `< ${IDLE_AIM_MB} MB`;
   const cpu = e2e.cpuPerOp;
   return [
@@ -533,7 +546,7 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
         note: `door1 ${round(pipelined.cpuPerOp[0])}, robot1 ${round(pipelined.cpuPerOp[1])}, store ${round(pipelined.cpuPerOp[2])}; caller and receiver ${round(pipelined.cpuPerOp[0] + pipelined.cpuPerOp[1])} (aim < 2); ${round(pipelined.perSecond)} Operations/s, ${pipelined.failed} failed; outcomes read from door1's activity stream, which it serves meanwhile`,
       },
     ),
-    ...proxyRows(proxy),
+    ...proxyRows(proxy, nginx),
     ...inProcess,
     figure('RSS door1 sidecar, idle', idle[0], 'MB', { aim: idleAim }),
     figure('RSS robot1 sidecar, idle', idle[1], 'MB', { aim: idleAim }),
@@ -558,7 +571,7 @@ async function proxyHop(plant, kids) {
 
 async function measure(kids, dir) {
   const plant = await startPlant(kids, dir);
-  if (PROXY_ONLY) return proxyRows(await proxyHop(plant, kids));
+  if (PROXY_ONLY) return proxyRows(await proxyHop(plant, kids), plant.nginx);
   const { door, robot } = plant;
   // Idle means settled: V8 gives back start-up garbage only after some seconds without work.
   await sleep(IDLE_SETTLE_S * 1000);
@@ -581,7 +594,7 @@ async function measure(kids, dir) {
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
     const inProcess = await inProcessRows();
-    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess });
+    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess, nginx: plant.nginx });
   } finally {
     watch.close();
     robotApi.close();
@@ -602,7 +615,7 @@ export async function run() {
     const meta = {
       store: '`store serve --memory` on loopback, default log level (its `/metrics` counts the requests)',
       sidecars: `built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, heartbeat 30 s, NODE_OPTIONS of the systemd unit; idle RSS is the median of 5 readings after ${IDLE_SETTLE_S} s without work`,
-      device: 'mock door bridge on a Unix socket, --delay-ms 0',
+      device: 'mock door bridge on a Unix socket, --delay-ms 0 --quiet (no log line per request)',
       N,
       K,
       cpus: `${cpus().length}, shared: load average ${round(load)} at start`,

@@ -1,5 +1,5 @@
 # Helpers shared by the scripts that run a throw-away server on loopback (virtuoso.sh,
-# mosquitto.sh): sourced, not run. The sourcing script defines `log` first.
+# mosquitto.sh, nginx.sh): sourced, not run. The sourcing script defines `log` first.
 
 HOST=127.0.0.1
 

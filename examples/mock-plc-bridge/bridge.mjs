@@ -10,12 +10,13 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const USAGE = `Usage: node bridge.mjs --kind door|robot|conveyor (--socket PATH | --port N)
-                       [--delay-ms N] [--fail-rate F]
+                       [--delay-ms N] [--fail-rate F] [--quiet]
   --kind        which device to simulate (required)
   --socket      listen on this Unix socket (a stale socket file is removed first)
   --port        listen on 127.0.0.1:N (0 picks a free port; the listening line names it)
   --delay-ms    time a workflow takes before it answers (default 50; 0: at once)
-  --fail-rate   share of workflow calls that fail with 500, 0..1 (default 0)`;
+  --fail-rate   share of workflow calls that fail with 500, 0..1 (default 0)
+  --quiet       no log line per request (the listening and stopped lines stay)`;
 
 /** The simulated devices: their initial state, workflows (POST /<name>) and state reads. */
 const KINDS = {
@@ -98,6 +99,7 @@ function options() {
         port: { type: 'string' },
         'delay-ms': { type: 'string', default: '50' },
         'fail-rate': { type: 'string', default: '0' },
+        quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -116,7 +118,7 @@ function options() {
   if (!(Number.isInteger(delayMs) && delayMs >= 0)) fail(`--delay-ms must be a whole number >= 0, got ${values['delay-ms']}`);
   const failRate = Number(values['fail-rate']);
   if (!(failRate >= 0 && failRate <= 1)) fail(`--fail-rate must be between 0 and 1, got ${values['fail-rate']}`);
-  return { kind: values.kind, socket: values.socket, port, delayMs, failRate };
+  return { kind: values.kind, socket: values.socket, port, delayMs, failRate, quiet: values.quiet };
 }
 
 const log = (line) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
@@ -168,7 +170,7 @@ function handler(device, opts) {
     const seen = {}; // the Operation a workflow call runs, for the request log line
     const path = new URL(req.url ?? '/', 'http://bridge').pathname;
     const done = () => {
-      if (!device.inflight.delete(done)) return;
+      if (!device.inflight.delete(done) || opts.quiet) return;
       const ms = Math.round((performance.now() - started) * 100) / 100;
       log({ event: 'request', method: req.method, path, status: res.writableFinished ? res.statusCode : null, ms, ...seen });
     };

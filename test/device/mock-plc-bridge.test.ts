@@ -52,6 +52,16 @@ describe('mock PLC bridge', () => {
     expect(bridge.lines.at(-1)).toMatchObject({ event: 'stopped', signal: 'SIGTERM' });
   });
 
+  it('should log no request with --quiet but still its listening and stopped lines', async () => {
+    const bridge = await spawnBridge({ kind: 'door', args: ['--quiet'] });
+    const device = openDevice(bridge.target);
+    await expect(post(device, '/open', {}, 5000)).resolves.toEqual({ ok: true, door: 'open' });
+    await expect(get(device, '/state/door', 5000)).resolves.toBe('open');
+    await device.close();
+    expect(await bridge.stop()).toBe(0);
+    expect(bridge.lines.map((l) => l.event)).toEqual(['listening', 'stopped']);
+  });
+
   it('should exit 0 on SIGTERM with a hung request in flight and remove its socket', async () => {
     const socket = sockets.path('term.sock');
     const bridge = await spawnBridge({ socket });
