@@ -56,7 +56,7 @@ export class SemanticMiddleware {
    */
   constructor(options: SemanticMiddlewareOptions) {
     this.#ctx = new MiddlewareContext(resolveOptions(options));
-    this.#worker = new CallbackWorker(this.#ctx, (body, scope) => claimNext(this.#ctx, body, scope));
+    this.#worker = new CallbackWorker(this.#ctx, (body, scope, onWritingDone) => claimNext(this.#ctx, body, scope, onWritingDone));
     this.#lifecycle = new Lifecycle(this.#ctx, this.#worker, () =>
       tracedListener(withAccessLog(withWorkflowFastLane(this.#surface(), this.app), this.#ctx.logger, this.#ctx.options.accessLogLevel)),
     );

@@ -183,14 +183,21 @@ async function giveUp(ctx: MiddlewareContext, operationIri: string): Promise<nev
 
 /**
  * Claims the next queued Operation and runs `body` on it; see {@link Claimed}. Returns the
- * result recorded (`claimed.result`, else the body's return value).
+ * result recorded (`claimed.result`, else the body's return value). `onWritingDone` is called
+ * when the body has succeeded and its `done` is about to be written (the callback worker frees
+ * its runner then).
  * @throws OperationQueueEmpty when nothing claimable is queued.
  * @throws the body's error, after recording `failed` with the error message and a failure snapshot.
  * @throws TransitionConflictError when the terminal write lost its compare-and-set (the
  *   Operation was failed meanwhile, by a sweep or by a shutdown that gave up waiting).
  * @throws StoreError when the store fails during the claim (the entry stays at the head).
  */
-export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?: ClassScope | null): Promise<unknown> {
+export async function claimNext(
+  ctx: MiddlewareContext,
+  body: ClaimBody,
+  scope?: ClassScope | null,
+  onWritingDone?: () => void,
+): Promise<unknown> {
   const resourceIri = ctx.resource('claimNext');
   if (typeof body !== 'function') throw new ValueError(`claimNext needs a body function, got ${typeof body}`);
   ctx.requireStarted('claimNext');
@@ -207,22 +214,26 @@ export async function claimNext(ctx: MiddlewareContext, body: ClaimBody, scope?:
       trace,
       attributes: { 'sm.operation': taken.entry.operationIri, 'sm.workflow': taken.entry.workflowName },
     };
-    return await timedSpan(span, () => run(ctx, taken, body, scope ?? ctx.options.classScope, resourceIri, settled, trace));
+    const claim = { taken, body, scope: scope ?? ctx.options.classScope, resourceIri, settled, trace, onWritingDone };
+    return await timedSpan(span, () => run(ctx, claim));
   } finally {
     taken.finish();
     ctx.outcomes.settle(taken.entry.operationIri, settled.outcome);
   }
 }
 
-async function run(
-  ctx: MiddlewareContext,
-  taken: Taken,
-  body: ClaimBody,
-  scope: ClassScope | undefined,
-  resourceIri: string,
-  settled: { outcome: Outcome },
-  trace: TraceContext | undefined,
-): Promise<unknown> {
+/** What one claim runs with. */
+interface Run {
+  taken: Taken;
+  body: ClaimBody;
+  scope: ClassScope | undefined;
+  resourceIri: string;
+  settled: { outcome: Outcome };
+  trace: TraceContext | undefined;
+  onWritingDone: (() => void) | undefined;
+}
+
+async function run(ctx: MiddlewareContext, { taken, body, scope, resourceIri, settled, trace, onWritingDone }: Run): Promise<unknown> {
   const { entry, flight } = taken;
   const log = traceLogger(ctx.logger, trace, { operation: entry.operationIri, workflow: entry.workflowName });
   ctx.record('claim', { operation: entry.operationIri, workflow: entry.workflowIri });
@@ -243,6 +254,7 @@ async function run(
     settled.outcome = await recordFailure(ctx, taken, error, resourceIri, deadline);
     throw error;
   }
+  onWritingDone?.();
   settled.outcome = await recordDone(ctx, taken, result ?? null, deadline);
   log.info('operation done');
   ctx.record('done', { operation: entry.operationIri, workflow: entry.workflowIri });

@@ -11,7 +11,10 @@ import { callInTrace, currentTrace, traceAware, withTrace } from '../../tracing/
 /** A work function registered with `registerCallback`: its return value is the Operation's result. */
 export type OperationCallback = (claimed: Claimed) => unknown;
 
-type Claim = (body: ClaimBody, scope?: ClassScope | null) => Promise<unknown>;
+type Claim = (body: ClaimBody, scope: ClassScope | null | undefined, onWritingDone: () => void) => Promise<unknown>;
+
+/** What a claim's race says when its callback succeeded before the claim ended. */
+const WORK_DONE = Symbol('work done');
 
 /** Options of `registerCallback`. */
 export interface CallbackOptions {
@@ -20,7 +23,8 @@ export interface CallbackOptions {
    * default 1, one after the other. A callback that says more must be safe to run concurrently
    * (its device takes several calls at once): each Operation still runs exactly once, its claim,
    * run and terminal write stay in that order, and Operations are started in the order they were
-   * enqueued, but they may finish in another.
+   * enqueued, but they may finish in another. Either way, a callback that returned frees its
+   * place at once: the next Operation may be claimed and started while the `done` is written.
    */
   concurrency?: number | null;
 }
@@ -29,8 +33,11 @@ export interface CallbackOptions {
  * The background pull-and-run of `registerCallback`: on each enqueue it drains the queue with
  * `claimNext`, one claim at a time per runner, with as many runners as the callback's
  * concurrency (one by default, so no two callbacks overlap). The queue hands each Operation to
- * one runner only, so no Operation runs twice. Errors never escape: a failed callback was
- * recorded as `failed` by the claim, a store error is retried with backoff, anything else is logged.
+ * one runner only, so no Operation runs twice. A runner whose callback succeeded claims the next
+ * Operation while the `done` is written (the device is free; the write keeps its in-flight
+ * record, which stop() waits for); a failure is recorded before the next claim, as its snapshot
+ * reads the device's state. Errors never escape: a failed callback was recorded as `failed` by
+ * the claim, a store error is retried with backoff, anything else is logged.
  */
 export class CallbackWorker {
   private callback: { fn: OperationCallback; scope: ClassScope | null | undefined; concurrency: number } | undefined;
@@ -130,12 +137,19 @@ export class CallbackWorker {
         });
         const claimStarted = performance.now();
         const timed = (): void => this.timeClaim(performance.now() - claimStarted);
-        await this.claim(body, scope)
-          .finally(started)
-          .then(timed, (error: unknown) => {
+        let workDone!: () => void;
+        const worked = new Promise<typeof WORK_DONE>((resolve) => (workDone = () => resolve(WORK_DONE)));
+        const claim = this.claim(body, scope, workDone).finally(started);
+        const first = await Promise.race([claim, worked]).then(
+          (value) => (timed(), value),
+          (error: unknown) => {
             if (!(error instanceof OperationQueueEmpty)) timed();
             throw error;
-          });
+          },
+        );
+        // What the `done` write ends with was logged by it (a lost compare-and-set) or is a shutdown's.
+        if (first === WORK_DONE)
+          claim.catch((error: unknown) => this.ctx.logger.debug({ err: error }, 'callback worker: the done write ended with an error'));
         storeFailures = 0;
       } catch (error) {
         if (error instanceof OperationQueueEmpty) break;
