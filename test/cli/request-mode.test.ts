@@ -77,7 +77,9 @@ describe('request', () => {
     const [trace, parent] = ['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331'];
     const args = ['--capability', 'plant:DoorOpeningCapability', '--operation-class', 'plant:OpenDoorOperation', '--store', dataDir];
     traceparents.length = 0;
-    const run = await runCli(['request', ...args, '--traceparent', `00-${trace}-${parent}-01`], { timeoutMs: 60_000 });
+    const run = await runCli(['request', ...args, '--traceparent', `00-${trace}-${parent}-01`, '--log-level', 'debug'], {
+      timeoutMs: 60_000,
+    });
     expect(run.code).toBe(0);
     expect(jsonLines(run.stderr).find((l) => l.msg === 'operation requested')).toMatchObject({ traceId: trace });
     expect(traceparents[0]).toMatch(new RegExp(`^00-${trace}-(?!${parent})[0-9a-f]{16}-01$`, 'u'));

@@ -122,7 +122,7 @@ describe.each(['embedded', 'remote'] as const)('a receiver through a store outag
     'should take a terminal write whose answer was lost for written, and fail, never run, an Operation whose claim answer was lost',
     async () => {
       const store = new OutageStore(suite.store!);
-      const { logger, lines } = logSink('info');
+      const { logger, lines } = logSink('debug');
       const door = suite.controller({ ogm: suite.newOgm(store), logger });
       const runs: string[] = [];
       door.registerCallback((claimed) => {

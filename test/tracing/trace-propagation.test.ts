@@ -114,7 +114,7 @@ describe('trace context from request to device call', () => {
 
   onStore("should continue the traceparent of the local API's POST /operations, and log its access without the token", async () => {
     const device = await recordingDevice();
-    const callerLog = sink('info');
+    const callerLog = sink('debug');
     const api = await startLocalApi({
       middleware: await caller(callerLog.logger),
       listen: { port: 0, token: TOKEN },

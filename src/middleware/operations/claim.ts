@@ -256,7 +256,7 @@ async function run(ctx: MiddlewareContext, { taken, body, scope, resourceIri, se
   }
   onWritingDone?.();
   settled.outcome = await recordDone(ctx, taken, result ?? null, deadline);
-  log.info('operation done');
+  log.debug('operation done');
   ctx.record('done', { operation: entry.operationIri, workflow: entry.workflowIri });
   return claimed.result;
 }

@@ -142,7 +142,7 @@ async function dispatch(
     log,
   };
   const target = await deliver(ctx, wanted, found);
-  log.info({ requestedBy, receiver: target.serviceIri }, 'operation requested');
+  log.debug({ requestedBy, receiver: target.serviceIri }, 'operation requested');
   ctx.record('request', { operation: operationIri, service: target.serviceIri, capability: target.capabilityIri, requestedBy });
   return operationIri;
 }
