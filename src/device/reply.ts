@@ -4,13 +4,8 @@
  * call is told apart is the binding's part.
  */
 import { LIMITS } from '../limits.js';
+import type { LimitedBody } from '../lib/read-limited.js';
 import { callSite, DeviceReplyError, type DeviceCall } from './errors.js';
-
-/** A reply body read up to a limit. `complete` is false when the body was longer and reading stopped. */
-export interface LimitedBody {
-  bytes: Buffer;
-  complete: boolean;
-}
 
 /** The start of a device's text, as errors quote it ({@link LIMITS.deviceErrorBodyPreview} characters). */
 export function previewText(text: string): string {

@@ -10,7 +10,8 @@
  * NODE_EXTRA_CA_CERTS). Redirects are not followed; a 3xx answer is returned as it is.
  */
 import { LIMITS } from '../limits.js';
-import { KeepAliveClient, readLimited, type HttpAnswer } from './keep-alive-client.js';
+import { KeepAliveClient, type HttpAnswer } from './keep-alive-client.js';
+import { readLimited } from './read-limited.js';
 
 /** What {@link KeepAliveFetch} resolves with: the fields of a fetch `Response` the middleware reads. */
 export interface KeepAliveResponse {

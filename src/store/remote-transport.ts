@@ -13,7 +13,8 @@
  * An injected `fetch` (a test's, a proxy's) is used as given instead, with an
  * `AbortSignal.timeout` per request.
  */
-import { KeepAliveClient, readLimited, type RequestTarget } from '../lib/keep-alive-client.js';
+import { KeepAliveClient, type RequestTarget } from '../lib/keep-alive-client.js';
+import { readLimited } from '../lib/read-limited.js';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { UNIX_SOCKET_SCHEME, unixSocketOf } from './remote-endpoint.js';
