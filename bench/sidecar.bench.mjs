@@ -594,7 +594,20 @@ async function measure(kids, dir) {
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
     const inProcess = await inProcessRows();
-    return tableRows({ startMs: plant.startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess, nginx: plant.nginx });
+    return tableRows({
+      startMs: plant.startMs,
+      idle,
+      idleAfter,
+      e2e,
+      floor,
+      client,
+      proxy,
+      load,
+      loadLongPoll,
+      pipelined,
+      inProcess,
+      nginx: plant.nginx,
+    });
   } finally {
     watch.close();
     robotApi.close();
