@@ -50,6 +50,7 @@ const PROXY_CONNECTIONS = envInt('BENCH_PROXY_CONNECTIONS', 32);
 const PROXY_SECONDS = envInt('BENCH_PROXY_SECONDS', 10);
 const PROXY_ROUNDS = 2;
 const PROXY_WARMUP_SECONDS = 2;
+const PROXY_ROUND_WARMUP_SECONDS = 1;
 // Unmeasured seconds of the waiting requesters first: their cost per Operation settles only after
 // about 10 s of load (measured in 5 s rounds: the first two cost a third more).
 const LOAD_WARMUP_SECONDS = envInt('BENCH_LOAD_WARMUP_SECONDS', 10);
@@ -324,13 +325,15 @@ async function proxyLoad({ door, bare, bareUnit, nginx, reference }) {
   const names = Object.keys(targets);
   const runs = Object.fromEntries(names.map((name) => [name, []]));
   const seconds = PROXY_SECONDS / PROXY_ROUNDS;
-  // Warmed first, unmeasured: after some seconds idle, V8's memory reducer has shrunk a sidecar's
-  // heap and its first seconds of proxying cost about 20% more CPU per call (seen on door1 after
-  // the bench's idle RSS readings, against a reference sidecar just started).
+  // Warmed first, unmeasured, and again right before each of its rounds: after some seconds idle
+  // (the other proxies' rounds) V8's memory reducer has shrunk a sidecar's heap, and its first
+  // seconds of proxying cost about 20% more CPU per call (seen on door1 after the bench's idle RSS
+  // readings, against a reference sidecar just started).
   for (const name of names) await proxyThroughput(...targets[name], PROXY_WARMUP_SECONDS);
   for (let r = 0; r < PROXY_ROUNDS; r++) {
     for (let k = 0; k < names.length; k++) {
       const which = names[(r + k) % names.length];
+      await proxyThroughput(...targets[which], PROXY_ROUND_WARMUP_SECONDS);
       runs[which].push(await proxyThroughput(...targets[which], seconds));
     }
   }
