@@ -23,7 +23,7 @@ export interface AnswerBody {
  * Stops reading a body that will not be used. A destroyed body may emit an abort error; with no
  * listener that error would be an uncaught exception and take the whole process down.
  */
-export function discard(body: Readable): void {
+function discard(body: Readable): void {
   body.on('error', () => undefined);
   body.destroy();
 }

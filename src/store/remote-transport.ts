@@ -14,7 +14,7 @@
  * `AbortSignal.timeout` per request.
  */
 import { KeepAliveClient, type RequestTarget } from '../lib/keep-alive-client.js';
-import { readLimited } from '../lib/read-limited.js';
+import { readLimited, type LimitedBody } from '../lib/read-limited.js';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { UNIX_SOCKET_SCHEME, unixSocketOf } from './remote-endpoint.js';
@@ -190,7 +190,7 @@ class FetchTransport implements StoreTransport {
 }
 
 /** {@link readLimited} for a fetch Response. */
-async function readWebLimited(res: Response, maxBytes: number): Promise<{ bytes: Buffer; complete: boolean }> {
+async function readWebLimited(res: Response, maxBytes: number): Promise<LimitedBody> {
   if (Number(res.headers.get('content-length')) > maxBytes) {
     await res.body?.cancel();
     return { bytes: Buffer.alloc(0), complete: false };
