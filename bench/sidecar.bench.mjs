@@ -3,10 +3,11 @@
 // Operations, robot1's local API requests them). Rows: start-up time, end-to-end dispatch latency
 // (to the receiver's record, cold after the idle wait and warm, beside its physical floor measured
 // on the same store: bench/dispatch-floor.mjs; and as a local-API client sees it with a long-poll), throughput with
-// K requesters, proxy overhead against the direct device call, a bare Node proxy and nginx (latency, requests/s), RSS idle and under load, and
+// K requesters (door1 running one Operation at a time, then restarted with an opt-in concurrency), proxy overhead against the direct device call, a bare Node proxy and nginx (latency, requests/s), RSS idle and under load, and
 // store requests per Operation (from the store's request log, and exactly, in process).
 // Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_PROXY_N (2000), BENCH_PROXY_SECONDS (10),
 // BENCH_PROXY_CONNECTIONS (32), BENCH_PROXY_ONLY (1: the proxy rows alone), BENCH_STARTS (5), BENCH_IDLE_S (15),
+// BENCH_CONCURRENCY (4: door1's --operation-concurrency in the last load row),
 // BENCH_DISPATCH_WARMUP_S (10: sequential dispatch before the measured one), BENCH_TIMEOUT_S
 // (300); SPARQL_ENDPOINT adds the in-process row on that remote store (in a graph dropped after);
 // BENCH_REFERENCE_DIST (another build's dist/, e.g. a worktree's) adds a door1 sidecar of that
@@ -73,6 +74,9 @@ const IDLE_SETTLE_S = envInt('BENCH_IDLE_S', 15);
 // Sequential dispatch before the measured one, so that it measures sidecars that have been running.
 const DISPATCH_WARMUP_S = envInt('BENCH_DISPATCH_WARMUP_S', 10);
 const DISPATCH_P50_AIM_MS = 4;
+const DISPATCH_RATE_AIM = 500;
+// door1 restarted last with this opt-in concurrency (its instant device takes calls at once).
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 4);
 
 /** NODE_OPTIONS as the systemd unit runs a sidecar (the one place the deployed flags are set). */
 async function deployedNodeOptions() {
@@ -147,9 +151,10 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   const bareUnit = await kids.daemon('bare-proxy-unit-flags', [doorDevice], { script: BARE_PROXY, env });
   const nginx = await startNginxProxy(kids, dir, doorDevice);
   const startMs = [];
+  const startDoor = (extra = []) => sidecar('door1', 'config/door1.yaml', doorDevice, ['--activity-feed', ...extra]);
   let door;
   for (let i = 0; i < starts; i++) {
-    door = await sidecar('door1', 'config/door1.yaml', doorDevice, ['--activity-feed']);
+    door = await startDoor();
     startMs.push(door.startMs);
     if (i < starts - 1) await kids.stop(door.child);
   }
@@ -162,7 +167,20 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
     });
   const startReference = REFERENCE_CLI && (() => referenceDoor(sidecar, doorDevice));
   const address = (proxy) => ({ ...proxy, ...JSON.parse(proxy.first) });
-  return { log, store, bridge, bare: address(bare), bareUnit: address(bareUnit), nginx, door, robot, doorDevice, startMs, startReference };
+  return {
+    log,
+    store,
+    bridge,
+    bare: address(bare),
+    bareUnit: address(bareUnit),
+    nginx,
+    door,
+    robot,
+    doorDevice,
+    startMs,
+    startReference,
+    startDoor,
+  };
 }
 
 /**
@@ -412,6 +430,17 @@ async function pipelinedLoad(robot, watch, pids, storePid) {
   return { n: outcomes.length, failed: outcomes.length - done, perSecond: outcomes.length / seconds, cpuPerOp };
 }
 
+/**
+ * The waiting requesters' load again, door1 restarted with `--operation-concurrency`
+ * CONCURRENCY: what the opt-in buys a receiver whose device takes several calls at once. Last,
+ * so that no other row measures a sidecar just started.
+ */
+async function concurrentLoad(plant, kids) {
+  await kids.stop(plant.door.child);
+  const door = await plant.startDoor(['--operation-concurrency', String(CONCURRENCY)]);
+  return throughput(plant.robot, [door.pid, plant.robot.pid], plant.store.pid, plant.log);
+}
+
 /** A row holding one figure rather than timings. */
 const figure = (name, value, unit, extra = {}) => ({ name, n: extra.n ?? 1, value: round(value), unit, ...extra });
 const callList = (c) =>
@@ -490,7 +519,7 @@ function proxyRows({ execute, state, load }, nginx) {
 }
 
 /** The result table, in the order of the issue's rows. */
-function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, inProcess, nginx }) {
+function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, loadLongPoll, pipelined, concurrent, inProcess, nginx }) {
   const idleAim = `< ${IDLE_AIM_MB} MB`;
   const cpu = e2e.cpuPerOp;
   return [
@@ -510,7 +539,16 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
     row(`dispatch under load, ${K} requesters`, load.ms, {
       value: load.perSecond,
       unit: 'ops/s',
-      note: `${SECONDS} s after ${LOAD_WARMUP_SECONDS} s unmeasured, each waiting in its request (waitMs); ${load.failed} failed (the unmeasured seconds included); ${round(load.requestsPerOp)} store requests/Operation`,
+      note: `${SECONDS} s after ${LOAD_WARMUP_SECONDS} s unmeasured, each waiting in its request (waitMs); ${load.failed} failed (the unmeasured seconds included); ${round(load.requestsPerOp)} store requests/Operation; door1 runs one Operation at a time (the default)`,
+      aim: `>= ${DISPATCH_RATE_AIM} ops/s`,
+      met: load.perSecond >= DISPATCH_RATE_AIM,
+    }),
+    row(`  the same, door1 with --operation-concurrency ${CONCURRENCY}`, concurrent.ms, {
+      value: concurrent.perSecond,
+      unit: 'ops/s',
+      note: `door1 restarted after the other rows, then ${LOAD_WARMUP_SECONDS} s unmeasured; ${concurrent.failed} failed; ${round(concurrent.requestsPerOp)} store requests/Operation; CPU per Operation door1 ${round(concurrent.cpuPerOp[0])}, robot1 ${round(concurrent.cpuPerOp[1])}, store ${round(concurrent.cpuPerOp[2])} ms`,
+      aim: `>= ${DISPATCH_RATE_AIM} ops/s`,
+      met: concurrent.perSecond >= DISPATCH_RATE_AIM,
     }),
     row(`  the same, waiting through the status long-poll`, loadLongPoll.ms, {
       value: loadLongPoll.perSecond,
@@ -597,6 +635,7 @@ async function measure(kids, dir) {
     await sleep(IDLE_SETTLE_S * 1000);
     const idleAfter = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
     const inProcess = await inProcessRows();
+    const concurrent = await concurrentLoad(plant, kids);
     return tableRows({
       startMs: plant.startMs,
       idle,
@@ -608,6 +647,7 @@ async function measure(kids, dir) {
       load,
       loadLongPoll,
       pipelined,
+      concurrent,
       inProcess,
       nginx: plant.nginx,
     });
