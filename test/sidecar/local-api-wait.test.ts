@@ -2,12 +2,14 @@ import { afterAll, afterEach, describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { OUTCOME_STREAM_TYPE } from '../../src/middleware/operations/outcome-channel.js';
 import { startLocalApi, type LocalApi } from '../../src/sidecar/local-api.js';
 import type { StoreRequestKind } from '../../src/store/measured-store.js';
 import { unixRequest } from '../e2e/support/unix-http.js';
-import { middlewareSuite, OPEN_REQUEST, recordedPair, silent, type RecordedTrigger } from '../middleware/support/harness.js';
+import type { SemanticMiddleware } from '../../src/middleware/index.js';
+import { middlewareSuite, OPEN_REQUEST, recordedPair, silent, until, type RecordedTrigger } from '../middleware/support/harness.js';
 
 /**
  * The `wait` and `waitMs` fields of the local API's `POST /operations`, in process on a Unix
@@ -30,11 +32,13 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A door1 receiver and a robot1 caller behind a local API; the caller's trigger answers and store reads are recorded. */
-  async function started(work?: () => unknown): Promise<{ socket: string; triggers: RecordedTrigger[]; reads: StoreRequestKind[] }> {
+  async function started(
+    work?: () => unknown,
+  ): Promise<{ socket: string; triggers: RecordedTrigger[]; reads: StoreRequestKind[]; robot: SemanticMiddleware }> {
     const { robot, triggers, reads } = await recordedPair(suite, work === undefined ? {} : { work });
     const socket = join(dir, `api-${randomUUID().slice(0, 8)}.sock`);
     api = await startLocalApi({ middleware: robot, listen: { socket }, logger: silent });
-    return { socket, triggers, reads };
+    return { socket, triggers, reads, robot };
   }
 
   async function longPoll(socket: string, operation: string): Promise<Record<string, unknown>> {
@@ -104,6 +108,32 @@ describe.each(['embedded', 'remote'] as const)('the wait field of the local API 
     const { operation, status } = answer.json as { operation: string; status: string };
     expect(['queued', 'running']).toContain(status);
     expect(await longPoll(socket, operation)).toMatchObject({ status: 'done', result: 'opened' });
+  });
+
+  suite.onStore('should end a long-poll whose client went away, and abort no wait that was answered', async () => {
+    let release!: () => void;
+    const released = new Promise<string>((resolve) => (release = () => resolve('opened')));
+    const { socket, robot } = await started(() => released);
+    // The signal each wait of the local API runs under.
+    const signals: (AbortSignal | undefined)[] = [];
+    const waitFor = robot.waitForOperation.bind(robot);
+    robot.waitForOperation = (iri, options) => (signals.push(options?.signal), waitFor(iri, options));
+    const created = await unixRequest(socket, 'POST', '/operations', { body: OPEN_REQUEST });
+    const { operation } = created.json as { operation: string };
+    const path = `/operations/status?iri=${encodeURIComponent(operation)}&waitMs=10000`;
+    const poll = request({ socketPath: socket, method: 'GET', path, agent: false });
+    poll.on('error', () => undefined);
+    poll.end();
+    await until(() => signals.length === 1, 'the long-poll waiting');
+    expect(signals[0]!.aborted).toBe(false);
+    poll.destroy();
+    await until(() => signals[0]!.aborted, 'the long-poll ended with its client', 2_000);
+    release();
+    const answered = await unixRequest(socket, 'POST', '/operations', { body: { ...OPEN_REQUEST, waitMs: 10_000 } });
+    expect(answered.json).toMatchObject({ status: 'done', result: 'opened' });
+    // The answered response closes too: its wait is over, so that close aborts nothing.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(signals.map((signal) => signal?.aborted)).toEqual([true, false]);
   });
 
   suite.onStore('should refuse a malformed waitMs, or one beside wait: false, with a 400 that writes nothing', async () => {
