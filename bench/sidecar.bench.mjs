@@ -630,6 +630,8 @@ async function measure(kids, dir) {
     const loadLongPoll = await throughput(robot, [door.pid, robot.pid], plant.store.pid, plant.log, { longPoll: true, warmupSeconds: 0 });
     watch = await activityWatch(door.address);
     const pipelined = await pipelinedLoad(robot, watch, [door.pid, robot.pid], plant.store.pid);
+    // The feed streams an entry per proxied call to its watcher: the proxy rows measure proxying alone.
+    watch.close();
     const proxy = await proxyHop(plant, kids);
     // What the work left resident: the young generation V8 grew under load, caches, buffers.
     await sleep(IDLE_SETTLE_S * 1000);
