@@ -7,7 +7,7 @@
 // store requests per Operation (from the store's request log, and exactly, in process).
 // Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_PROXY_N (2000), BENCH_PROXY_SECONDS (10),
 // BENCH_PROXY_CONNECTIONS (32), BENCH_PROXY_ONLY (1: the proxy rows alone), BENCH_STARTS (5), BENCH_IDLE_S (15),
-// BENCH_CONCURRENCY (4: door1's --operation-concurrency in the last load row),
+// BENCH_CONCURRENCY (4: door1's --operation-concurrency in the load row measured last),
 // BENCH_DISPATCH_WARMUP_S (10: sequential dispatch before the measured one), BENCH_TIMEOUT_S
 // (300); SPARQL_ENDPOINT adds the in-process row on that remote store (in a graph dropped after);
 // BENCH_REFERENCE_DIST (another build's dist/, e.g. a worktree's) adds a door1 sidecar of that
