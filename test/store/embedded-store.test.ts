@@ -100,6 +100,27 @@ describe('embedded store', () => {
     await again.close();
   });
 
+  it('should judge compare-and-sets rightly across many of them, each leaving no trace', async () => {
+    const store = await openEmbeddedStore({});
+    await store.update(insert('0'));
+    const step = (from: number, to: number): string =>
+      `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } } INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "v${to}" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } }`;
+    const check = { before: 'ASK {}', after: 'ASK {}' };
+    const verdicts: boolean[] = [];
+    // Well past the number of updates that share one witness quad (the store renews it), one
+    // applied in three, so that renewals fall on applied and on refused ones.
+    for (let i = 0; i < 500; i++) {
+      verdicts.push(await store.conditionalUpdate(step(i, i + 1), check));
+      verdicts.push(await store.conditionalUpdate(step(i, i + 2), check));
+      verdicts.push(await store.conditionalUpdate(step(i, i + 3), check));
+    }
+    expect(verdicts.flatMap((v, i) => (v === (i % 3 === 0) ? [] : [i]))).toEqual([]);
+    const everything = await store.dump();
+    expect(everything).not.toContain('urn:uuid:');
+    expect(everything.trim().split('\n')).toEqual(['<urn:test:s:0> <urn:test:p> "v500" <urn:test:g> .']);
+    await store.close();
+  });
+
   it('should judge a DELETE/INSERT ... WHERE compare-and-set by its own WHERE, once, and leave no trace of how', async () => {
     const dir = tempDir();
     const store = await openEmbeddedStore({ dataDir: dir });
