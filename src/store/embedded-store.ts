@@ -76,13 +76,6 @@ export async function openEmbeddedStore(options: EmbeddedStoreOptions = {}): Pro
   return EmbeddedStore.open(options);
 }
 
-// Conditional updates that share one witness quad. Oxigraph's in-memory store never collects
-// old versions: a quad inserted and deleted again and again keeps a list of the versions it
-// existed in, which every later insert or lookup of it walks. One witness for every update made
-// a claim cost 0.23 ms after 4,000 Operations and 0.35 ms after 40,000; a fresh one per update
-// would leave a dead quad (about 250 bytes) per update instead. 256 bounds both.
-const WITNESS_USES = 256;
-
 /** The embedded Oxigraph store; see {@link openEmbeddedStore}. */
 export class EmbeddedStore implements TripleStore {
   readonly description: string;
@@ -93,11 +86,9 @@ export class EmbeddedStore implements TripleStore {
   // Journal writes not yet on disk, in any order (a large load's snapshot may finish after later entries).
   private readonly pendingSync = new Set<Promise<void>>();
   // A quad no data holds (its IRI is random), which a conditional update inserts along with its
-  // own changes: present afterwards exactly when the update's WHERE had a solution. Replaced by a
-  // fresh one every WITNESS_USES updates (see there).
-  private witness!: Quad;
-  private witnessText!: string;
-  private witnessUses = 0;
+  // own changes: present afterwards exactly when the update's WHERE had a solution.
+  private readonly witness: Quad;
+  private readonly witnessText: string;
 
   private constructor(
     private readonly store: Store,
@@ -105,7 +96,9 @@ export class EmbeddedStore implements TripleStore {
     dataDir: string | undefined,
   ) {
     this.description = dataDir === undefined ? 'embedded store (memory)' : `embedded store at ${dataDir}`;
-    this.renewWitness();
+    const w = namedNode(`urn:uuid:${randomUUID()}`);
+    this.witness = quad(w, w, w, w);
+    this.witnessText = `GRAPH ${w.toString()} { ${w.toString()} ${w.toString()} ${w.toString()} }`;
   }
 
   /** Use {@link openEmbeddedStore}. */
@@ -168,7 +161,6 @@ export class EmbeddedStore implements TripleStore {
    * `update` as given.
    */
   async conditionalUpdate(update: string, check: ConditionalUpdateCheck): Promise<boolean> {
-    if (++this.witnessUses > WITNESS_USES) this.renewWitness();
     const witnessed = withInsertedQuads(update, this.witnessText);
     const applies = this.run(() => {
       if (witnessed !== undefined && this.witnessedUpdate(update, witnessed)) {
@@ -292,13 +284,6 @@ export class EmbeddedStore implements TripleStore {
       );
     }
     this.store.update(text);
-  }
-
-  private renewWitness(): void {
-    const w = namedNode(`urn:uuid:${randomUUID()}`);
-    this.witness = quad(w, w, w, w);
-    this.witnessText = `GRAPH ${w.toString()} { ${w.toString()} ${w.toString()} ${w.toString()} }`;
-    this.witnessUses = 1;
   }
 
   /**
