@@ -3,6 +3,7 @@
 // write, as this build sends them), sent to the same `store serve` by a bare keep-alive client,
 // plus one loopback HTTP hop (the trigger) to a bare node:http server. No discovery, no
 // validation, no device call, no announcement: what is left when the middleware costs nothing.
+// At library level (libraryFloor) the writes go straight to an embedded store in this process.
 import { Agent, createServer } from 'node:http';
 import { once } from 'node:events';
 import { updateReport } from '../dist/store/remote-store.js';
@@ -37,23 +38,47 @@ export async function dispatchFloor(storeUrl, { n, warmup }) {
   const { hostname, port, pathname } = new URL(storeUrl);
   const storeTarget = { hostname, port, path: pathname };
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    // The body as the product sends an update: the text itself, no form encoding.
+    return await replayFloor(store, `urn:bench:floor:${process.pid}`, { n, warmup }, async (text, which, mustMatch) => {
+      const answer = await barePost(agent, storeTarget, text, 'application/sparql-update');
+      if (mustMatch && updateReport(answer) !== true) throw new Error(`replayed ${which} matched nothing: ${answer.slice(0, 200)}`);
+    });
+  } finally {
+    agent.destroy();
+    await store.close();
+  }
+}
+
+/**
+ * The same floor at library level: the three writes sent straight to `store` (an embedded store
+ * provisioned with the example plant, in this process), in `graph`, plus the bare HTTP hop.
+ */
+export async function libraryFloor(store, { n, warmup, graph }) {
+  // The check is the witness's business in the embedded store; a refused write fails the run.
+  const check = { before: 'ASK {}', after: 'ASK {}' };
+  return replayFloor(store, graph, { n, warmup }, async (text, which, mustMatch) => {
+    if (!mustMatch) return store.update(text);
+    if (!(await store.conditionalUpdate(text, check))) throw new Error(`replayed ${which} matched nothing`);
+  });
+}
+
+/** Replays the captured writes through `write(text, which, mustMatch)`, with the hop between create and claim. */
+async function replayFloor(store, graph, { n, warmup }, write) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const hop = await bareHop();
-  const captured = await captureLifecycleWrites(store, `urn:bench:floor:${process.pid}`);
+  const captured = await captureLifecycleWrites(store, graph);
   try {
     const [create, claim, terminal] = captured.writes;
-    // The body as the product sends an update: the text itself, no form encoding.
-    const write = async (text, operation, which, mustMatch) => {
-      const answer = await barePost(agent, storeTarget, text.split(captured.operation).join(operation), 'application/sparql-update');
-      if (mustMatch && updateReport(answer) !== true) throw new Error(`replayed ${which} matched nothing: ${answer.slice(0, 200)}`);
-    };
+    const named = (text, operation) => text.split(captured.operation).join(operation);
     return await timeEach(
       n,
       async (i, warm) => {
         const operation = `${captured.operation}_floor${warm ? 'w' : ''}${i}`;
-        await write(create, operation, 'create', false);
+        await write(named(create, operation), 'create', false);
         await barePost(agent, hop.target, JSON.stringify({ operation_iri: operation }), 'application/json');
-        await write(claim, operation, 'claim', true);
-        await write(terminal, operation, 'terminal', true);
+        await write(named(claim, operation), 'claim', true);
+        await write(named(terminal, operation), 'terminal', true);
       },
       warmup,
     );
@@ -61,6 +86,5 @@ export async function dispatchFloor(storeUrl, { n, warmup }) {
     hop.close();
     agent.destroy();
     await captured.close();
-    await store.close();
   }
 }

@@ -1,6 +1,7 @@
 // Store requests per dispatched Operation, counted exactly: a requester and a receiver
 // SemanticMiddleware in this process on one store, each behind its own counting wrapper, no
 // heartbeats, and the outcome taken from the receiver's activity feed (no status polling).
+import { performance } from 'node:perf_hooks';
 import { createLogger } from '../dist/lib/logger.js';
 import { SemanticMiddleware } from '../dist/middleware/index.js';
 import { OGM } from '../dist/ogm/index.js';
@@ -89,13 +90,13 @@ export async function openBenchStore(url, { provision = true } = {}) {
  * A door1 receiver (instant work, activity feed on) and a robot1 requester in this process, each
  * on its own store handle, in `graph`, without heartbeats. `stop()` stops both.
  */
-async function startPair(stores, graph) {
+async function startPair(stores, graph, { concurrency = 1 } = {}) {
   const logger = createLogger({ level: 'silent' });
   const ogm = (s) => new OGM({ store: s, graph, shapesGraph: ONTOLOGY_GRAPHS.shapes });
   const common = { serviceClass: plant.ControllerService, port: 0, heartbeatInterval: null, logger };
   const door = new SemanticMiddleware({ ...common, resourceIri: plant.door1, ogm: ogm(stores.receiver), activityFeed: true });
   door.workflow(OPEN, () => 'opened');
-  door.registerCallback(() => 'opened');
+  door.registerCallback(() => 'opened', undefined, { concurrency });
   const robot = new SemanticMiddleware({ ...common, resourceIri: plant.robot1, ogm: ogm(stores.requester) });
   const stop = async () => {
     await robot.stop();
@@ -169,6 +170,43 @@ export async function dispatchInProcess(store, { n, graph }) {
     const end = snapshot();
     const perOp = (side) => Object.fromEntries(Object.keys(end[side]).map((k) => [k, (end[side][k] - base[side][k]) / n]));
     return { ms, requester: perOp('requester'), receiver: perOp('receiver'), requests: (end.requests - base.requests) / n };
+  } finally {
+    await pair?.stop();
+    await store.update(sparql`DROP SILENT GRAPH ${namedNode(graph)}`.text);
+  }
+}
+
+/**
+ * Throughput of the same pair on `store`, in `graph` (dropped at the end): `k` requesters each
+ * dispatching and awaiting the outcome from the receiver's feed, one after the other, for
+ * `warmupSeconds` unmeasured and then `seconds`; the receiver runs `concurrency` callbacks at
+ * once. Returns Operations/s and this process's CPU per Operation (requesters, receiver and
+ * embedded store together: all of the library's work, on one thread).
+ */
+export async function dispatchInProcessLoad(store, { k, seconds, warmupSeconds, graph, concurrency }) {
+  let pair;
+  try {
+    pair = await startPair({ requester: store, receiver: store }, graph, { concurrency });
+    const { robot, terminal } = pair;
+    const run = async (s) => {
+      let done = 0;
+      const end = performance.now() + s * 1000;
+      const requester = async () => {
+        while (performance.now() < end) {
+          await terminal(await robot.request(OPEN_REQUEST));
+          done += 1;
+        }
+      };
+      await Promise.all(Array.from({ length: k }, requester));
+      return done;
+    };
+    await run(warmupSeconds);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const n = await run(seconds);
+    const elapsed = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    return { n, opsPerS: n / elapsed, cpuMsPerOp: (used.user + used.system) / 1000 / n };
   } finally {
     await pair?.stop();
     await store.update(sparql`DROP SILENT GRAPH ${namedNode(graph)}`.text);
