@@ -40,10 +40,11 @@ export async function dispatchFloor(storeUrl, { n, warmup }) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     // The body as the product sends an update: the text itself, no form encoding.
-    return await replayFloor(store, `urn:bench:floor:${process.pid}`, { n, warmup }, async (text, which, mustMatch) => {
+    const floor = await replayFloor(store, `urn:bench:floor:${process.pid}`, { n, warmup }, async (text, which, mustMatch) => {
       const answer = await barePost(agent, storeTarget, text, 'application/sparql-update');
       if (mustMatch && updateReport(answer) !== true) throw new Error(`replayed ${which} matched nothing: ${answer.slice(0, 200)}`);
     });
+    return floor.ms;
   } finally {
     agent.destroy();
     await store.close();
@@ -53,6 +54,8 @@ export async function dispatchFloor(storeUrl, { n, warmup }) {
 /**
  * The same floor at library level: the three writes sent straight to `store` (an embedded store
  * provisioned with the example plant, in this process), in `graph`, plus the bare HTTP hop.
+ * Resolves with the milliseconds per Operation and this process's CPU per Operation (all of it:
+ * store, hop client and server).
  */
 export async function libraryFloor(store, { n, warmup, graph }) {
   // The check is the witness's business in the embedded store; a refused write fails the run.
@@ -63,7 +66,11 @@ export async function libraryFloor(store, { n, warmup, graph }) {
   });
 }
 
-/** Replays the captured writes through `write(text, which, mustMatch)`, with the hop between create and claim. */
+/**
+ * Replays the captured writes through `write(text, which, mustMatch)`, with the hop between
+ * create and claim: milliseconds per Operation, and this process's CPU per Operation over the
+ * replays (the warm-up's included).
+ */
 async function replayFloor(store, graph, { n, warmup }, write) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const hop = await bareHop();
@@ -71,7 +78,8 @@ async function replayFloor(store, graph, { n, warmup }, write) {
   try {
     const [create, claim, terminal] = captured.writes;
     const named = (text, operation) => text.split(captured.operation).join(operation);
-    return await timeEach(
+    const cpu = process.cpuUsage();
+    const ms = await timeEach(
       n,
       async (i, warm) => {
         const operation = `${captured.operation}_floor${warm ? 'w' : ''}${i}`;
@@ -82,6 +90,8 @@ async function replayFloor(store, graph, { n, warmup }, write) {
       },
       warmup,
     );
+    const used = process.cpuUsage(cpu);
+    return { ms, cpuMsPerOp: (used.user + used.system) / 1000 / (n + warmup) };
   } finally {
     hop.close();
     agent.destroy();
