@@ -181,7 +181,7 @@ export async function dispatchInProcess(store, { n, graph }) {
  * dispatching and awaiting the outcome from the receiver's feed, one after the other, for
  * `warmupSeconds` unmeasured and then `seconds`; the receiver runs `concurrency` callbacks at
  * once. Returns Operations/s and this process's CPU per Operation (requesters, receiver and
- * embedded store together: all of the library's work, on one thread).
+ * embedded store together, on one event loop; V8's helper threads count too).
  */
 export async function dispatchInProcessLoad(store, { k, seconds, warmupSeconds, graph, concurrency }) {
   let pair;
