@@ -75,6 +75,8 @@ const IDLE_SETTLE_S = envInt('BENCH_IDLE_S', 15);
 // Sequential dispatch before the measured one, so that it measures sidecars that have been running.
 const DISPATCH_WARMUP_S = envInt('BENCH_DISPATCH_WARMUP_S', 10);
 const DISPATCH_P50_AIM_MS = 4;
+// Replays of the floors (process and library level) before the measured ones.
+const FLOOR_WARMUP = 300;
 const DISPATCH_RATE_AIM = 500;
 // door1 restarted last with this opt-in concurrency (its instant device takes calls at once).
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 4);
@@ -497,7 +499,7 @@ async function inProcessRows() {
         );
       }
       // After the load: a store and an engine as warm as the rows above had them.
-      const floor = await libraryFloor(store, { n: N, warmup: 300, graph: `${graph}:floor` });
+      const floor = await libraryFloor(store, { n: N, warmup: FLOOR_WARMUP, graph: `${graph}:floor` });
       const floorMean = floor.ms.reduce((a, b) => a + b, 0) / floor.ms.length;
       rows.push(
         row('  floor: the 3 writes sent straight to the embedded store + 1 bare HTTP hop', floor.ms, {
@@ -655,7 +657,7 @@ async function measure(kids, dir) {
   let watch = await activityWatch(door.address);
   try {
     const e2e = await dispatchLatency(robotApi, watch, plant.log, [door.pid, robot.pid, plant.store.pid]);
-    const floor = await dispatchFloor(plant.store.first.trim(), { n: N, warmup: 300 });
+    const floor = await dispatchFloor(plant.store.first.trim(), { n: N, warmup: FLOOR_WARMUP });
     const client = await clientLatency(robotApi);
     // The dispatch loads before the proxy rounds: door1 is still collecting what 200,000 proxied
     // calls promoted for a while after them, which a dispatch row measured next would pay.

@@ -42,6 +42,9 @@ function captureLogger(): StoreLogger & { warnings: string[] } {
 }
 
 const insert = (id: string | number): string => `INSERT DATA { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
+/** A compare-and-set: the value `v<from>` becomes `v<to>` wherever it is. */
+const swap = (from: string | number, to: string | number): string =>
+  `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } } INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "v${to}" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } }`;
 const has = (id: string | number): string => `ASK { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
 
 async function countIn(dataDir: string, logger = captureLogger()): Promise<number> {
@@ -103,15 +106,13 @@ describe('embedded store', () => {
   it('should judge compare-and-sets rightly across many of them, each leaving no trace', async () => {
     const store = await openEmbeddedStore({});
     await store.update(insert('0'));
-    const step = (from: number, to: number): string =>
-      `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } } INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "v${to}" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } }`;
     const check = { before: 'ASK {}', after: 'ASK {}' };
     const verdicts: boolean[] = [];
     // Many updates against one witness quad, one applied in three: each verdict is its own.
     for (let i = 0; i < 500; i++) {
-      verdicts.push(await store.conditionalUpdate(step(i, i + 1), check));
-      verdicts.push(await store.conditionalUpdate(step(i, i + 2), check));
-      verdicts.push(await store.conditionalUpdate(step(i, i + 3), check));
+      verdicts.push(await store.conditionalUpdate(swap(i, i + 1), check));
+      verdicts.push(await store.conditionalUpdate(swap(i, i + 2), check));
+      verdicts.push(await store.conditionalUpdate(swap(i, i + 3), check));
     }
     expect(verdicts.flatMap((v, i) => (v === (i % 3 === 0) ? [] : [i]))).toEqual([]);
     const everything = await store.dump();
@@ -124,13 +125,11 @@ describe('embedded store', () => {
     const dir = tempDir();
     const store = await openEmbeddedStore({ dataDir: dir });
     await store.update(insert(1));
-    const swap = (from: string, to: string): string =>
-      `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "${from}" } } INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "${to}" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "${from}" } }`;
     // `before` says the opposite of the WHERE each time: the verdict comes from the update alone.
     const always = { before: 'ASK {}', after: 'ASK {}' };
     const never = { before: 'ASK { FILTER(false) }', after: 'ASK { FILTER(false) }' };
-    expect(await store.conditionalUpdate(swap('v1', 'v2'), never)).toBe(true);
-    expect(await store.conditionalUpdate(swap('v1', 'v3'), always)).toBe(false);
+    expect(await store.conditionalUpdate(swap(1, 2), never)).toBe(true);
+    expect(await store.conditionalUpdate(swap(1, 3), always)).toBe(false);
     // No INSERT template: the witness gets an INSERT clause of its own.
     const remove = `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "v2" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "v2" } }`;
     expect(await store.conditionalUpdate(remove, never)).toBe(true);
@@ -139,7 +138,7 @@ describe('embedded store', () => {
     expect(everything).not.toContain('urn:uuid:');
     expect(await store.ask('ASK { GRAPH <urn:test:g> { ?s ?p ?o } }')).toBe(false);
     await store.update(insert(4));
-    expect(await store.conditionalUpdate(swap('v4', 'v5'), never)).toBe(true);
+    expect(await store.conditionalUpdate(swap(4, 5), never)).toBe(true);
     const before = await store.dump();
     await store.close();
     // The journal holds the updates as given: replay makes the same store.
