@@ -1,13 +1,10 @@
 import { DataFactory, Store as N3Store } from 'n3';
-import SHACLValidator from 'rdf-validate-shacl';
-import defaultEnvironment from 'rdf-validate-shacl/src/defaultEnv.js';
+import type SHACLValidator from 'rdf-validate-shacl';
 import { ValidationError } from '../errors.js';
 import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
 import { graphTriplesQuery } from '../queries/schema.js';
 import { RDF, RDFS, SH } from '../vocab/namespaces.js';
-import type { Quad } from '@rdfjs/types';
-import { CompactDataset } from './compact-dataset.js';
 import { compileShapes, type CompiledShape, type ShapeData } from './compiled-shapes.js';
 import type { Tbox } from './tbox.js';
 import type { WriteIntent } from './validate.js';
@@ -16,10 +13,6 @@ import type { WriteIntent } from './validate.js';
 // eslint-disable-next-line @typescript-eslint/unbound-method
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
-/** The validator's own environment, with datasets that stay small in memory (see CompactDataset). */
-const validatorEnvironment = Object.create(defaultEnvironment, {
-  dataset: { value: (quads?: Iterable<Quad>) => new CompactDataset(quads) },
-}) as typeof defaultEnvironment;
 type RdfjsTerm = ReturnType<typeof namedNode> | ReturnType<typeof literal> | ReturnType<typeof blankNode>;
 
 function toRdfjs(t: Term): RdfjsTerm {
@@ -29,14 +22,19 @@ function toRdfjs(t: Term): RdfjsTerm {
 }
 
 /**
- * SHACL shapes checked at write time. One validator is built when the shapes are read and
- * reused; each check gets a fresh validation engine, because the library's engine keeps the
- * results of earlier checks (a conforming write after a failing one would be reported failing).
- * Only the shapes whose `sh:targetClass` is among the focus node's classes are evaluated.
+ * SHACL shapes checked at write time. Only the shapes whose `sh:targetClass` is among the focus
+ * node's classes are evaluated; a compiled shape passes a conforming write by itself. The
+ * library's validator is built when a write first needs it (see shacl-validator.ts) and reused;
+ * each check gets a fresh validation engine, because the library's engine keeps the results of
+ * earlier checks (a conforming write after a failing one would be reported failing).
  */
 export class WriteShapes {
+  /** The library's validator, once a write has needed it. */
+  private validator: Promise<SHACLValidator> | undefined;
+
   private constructor(
-    private readonly validator: SHACLValidator | undefined,
+    /** The shapes graph; undefined when it holds no shape, and then nothing is checked. */
+    private readonly shapes: N3Store | undefined,
     private readonly byClass: ReadonlyMap<string, readonly RdfjsTerm[]>,
     /** Paths constrained by `sh:class`: their values' types must be in the data graph. */
     readonly classPaths: ReadonlySet<string>,
@@ -67,10 +65,9 @@ export class WriteShapes {
       if (p.value === SH('path')) paths.set(s.value, o.value);
     }
     const classPaths = new Set([...shapesWithClass].map((shape) => paths.get(shape)).filter((p): p is string => !!p));
-    const validator = dataset.size > 0 ? new SHACLValidator(dataset, { factory: validatorEnvironment }) : undefined;
     const targets = new Set([...byClass.values()].flat().map((shape) => shape.value));
     const compiled = compile ? compileShapes(rows, targets) : new Map<string, CompiledShape>();
-    return new WriteShapes(validator, byClass, classPaths, reachablePaths(rows, targets), compiled);
+    return new WriteShapes(dataset.size > 0 ? dataset : undefined, byClass, classPaths, reachablePaths(rows, targets), compiled);
   }
 
   /**
@@ -83,7 +80,7 @@ export class WriteShapes {
     paths?: ReadonlySet<string>,
     objectTypes?: ReadonlyMap<string, readonly string[]>,
   ): Promise<void> {
-    if (!this.validator) return;
+    if (!this.shapes) return;
     const closure = tbox.closure(intent.classes);
     // A commit is judged only on the paths it writes: a shape that constrains none of them could
     // not report anything that counts, so it is not evaluated (the answer is the same).
@@ -96,8 +93,9 @@ export class WriteShapes {
     for (const shape of shapes) {
       if (values && this.compiled.get(shape.value)?.(values, paths)) continue;
       data ??= this.dataGraph(tbox, intent, closure, objectTypes);
-      this.validator.validationEngine = this.validator.validationEngine.clone();
-      const report = await this.validator.validateNode(data, focus, shape);
+      const validator = await this.library(this.shapes);
+      validator.validationEngine = validator.validationEngine.clone();
+      const report = await validator.validateNode(data, focus, shape);
       const result = report.results.find((r) => !paths || (r.path !== null && paths.has(r.path.value)));
       if (result) {
         const property = result.path?.value;
@@ -110,6 +108,10 @@ export class WriteShapes {
         });
       }
     }
+  }
+
+  private library(shapes: N3Store): Promise<SHACLValidator> {
+    return (this.validator ??= import('./shacl-validator.js').then(({ shaclValidator }) => shaclValidator(shapes)));
   }
 
   /** Object IRIs of the write whose types an `sh:class` constraint will look at. */
