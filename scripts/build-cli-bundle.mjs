@@ -63,6 +63,9 @@ const result = await build({
   // The metafile names inputs and outputs relative to this, the project root.
   absWorkingDir: ROOT,
   logLevel: 'warning',
+  // N3 as ES modules (its `module` entry) rather than its CommonJS build, so that the parts no
+  // command uses are left out: its Store and stream classes, and the streams library they bring.
+  alias: { n3: 'n3/src/index.js' },
   // CommonJS packages inside an ES module bundle still call require() for Node's own modules.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);" },
 });

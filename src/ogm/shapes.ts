@@ -1,5 +1,5 @@
-import { DataFactory, Store as N3Store } from 'n3';
-import type SHACLValidator from 'rdf-validate-shacl';
+import { DataFactory } from 'n3';
+import type { DatasetCore, Quad } from '@rdfjs/types';
 import { ValidationError } from '../errors.js';
 import type { Term } from '../store/terms.js';
 import type { Bindings, TripleStore } from '../store/triple-store.js';
@@ -7,6 +7,7 @@ import { graphTriplesQuery } from '../queries/schema.js';
 import { RDF, RDFS, SH } from '../vocab/namespaces.js';
 import { compileShapes, type CompiledShape, type ShapeData } from './compiled-shapes.js';
 import type { Tbox } from './tbox.js';
+import type { ShaclLibrary } from './shacl-validator.js';
 import type { WriteIntent } from './validate.js';
 
 // N3's DataFactory functions do not use `this`.
@@ -24,17 +25,15 @@ function toRdfjs(t: Term): RdfjsTerm {
 /**
  * SHACL shapes checked at write time. Only the shapes whose `sh:targetClass` is among the focus
  * node's classes are evaluated; a compiled shape passes a conforming write by itself. The
- * library's validator is built when a write first needs it (see shacl-validator.ts) and reused;
- * each check gets a fresh validation engine, because the library's engine keeps the results of
- * earlier checks (a conforming write after a failing one would be reported failing).
+ * library (rdf-validate-shacl, see shacl-validator.ts) is loaded when a write first needs it.
  */
 export class WriteShapes {
-  /** The library's validator, once a write has needed it. */
-  private validator: Promise<SHACLValidator> | undefined;
+  /** The library, once a write has needed it. */
+  private library: Promise<ShaclLibrary> | undefined;
 
   private constructor(
     /** The shapes graph; undefined when it holds no shape, and then nothing is checked. */
-    private readonly shapes: N3Store | undefined,
+    private readonly shapes: readonly Quad[] | undefined,
     private readonly byClass: ReadonlyMap<string, readonly RdfjsTerm[]>,
     /** Paths constrained by `sh:class`: their values' types must be in the data graph. */
     readonly classPaths: ReadonlySet<string>,
@@ -52,14 +51,14 @@ export class WriteShapes {
 
   /** `compile: false` judges every write by the library alone (for comparing the two). */
   static fromRows(rows: Bindings[], { compile = true }: { compile?: boolean } = {}): WriteShapes {
-    const dataset = new N3Store();
+    const shapes: Quad[] = [];
     const byClass = new Map<string, RdfjsTerm[]>();
     const shapesWithClass = new Set<string>();
     const paths = new Map<string, string>();
     for (const { s, p, o } of rows) {
       if (!s || !p || !o || p.termType !== 'NamedNode' || s.termType === 'Literal') continue;
       const subject = toRdfjs(s) as ReturnType<typeof namedNode>;
-      dataset.addQuad(quad(subject, namedNode(p.value), toRdfjs(o)));
+      shapes.push(quad(subject, namedNode(p.value), toRdfjs(o)));
       if (p.value === SH('targetClass')) byClass.set(o.value, [...(byClass.get(o.value) ?? []), subject]);
       if (p.value === SH('class')) shapesWithClass.add(s.value);
       if (p.value === SH('path')) paths.set(s.value, o.value);
@@ -67,7 +66,7 @@ export class WriteShapes {
     const classPaths = new Set([...shapesWithClass].map((shape) => paths.get(shape)).filter((p): p is string => !!p));
     const targets = new Set([...byClass.values()].flat().map((shape) => shape.value));
     const compiled = compile ? compileShapes(rows, targets) : new Map<string, CompiledShape>();
-    return new WriteShapes(dataset.size > 0 ? dataset : undefined, byClass, classPaths, reachablePaths(rows, targets), compiled);
+    return new WriteShapes(shapes.length > 0 ? shapes : undefined, byClass, classPaths, reachablePaths(rows, targets), compiled);
   }
 
   /**
@@ -88,14 +87,13 @@ export class WriteShapes {
     const shapes = [...closure].flatMap((c) => this.byClass.get(c) ?? []).filter(relevant);
     if (shapes.length === 0) return;
     const values = shapeData(tbox, intent, closure, objectTypes);
-    let data: N3Store | undefined;
+    let data: DatasetCore | undefined;
     const focus = namedNode(intent.focus);
     for (const shape of shapes) {
       if (values && this.compiled.get(shape.value)?.(values, paths)) continue;
-      data ??= this.dataGraph(tbox, intent, closure, objectTypes);
-      const validator = await this.library(this.shapes);
-      validator.validationEngine = validator.validationEngine.clone();
-      const report = await validator.validateNode(data, focus, shape);
+      const library = await this.loadLibrary(this.shapes);
+      data ??= library.dataGraph(this.dataQuads(tbox, intent, closure, objectTypes));
+      const report = await library.validateNode(data, focus, shape);
       const result = report.results.find((r) => !paths || (r.path !== null && paths.has(r.path.value)));
       if (result) {
         const property = result.path?.value;
@@ -110,8 +108,8 @@ export class WriteShapes {
     }
   }
 
-  private library(shapes: N3Store): Promise<SHACLValidator> {
-    return (this.validator ??= import('./shacl-validator.js').then(({ shaclValidator }) => shaclValidator(shapes)));
+  private loadLibrary(shapes: readonly Quad[]): Promise<ShaclLibrary> {
+    return (this.library ??= import('./shacl-validator.js').then(({ shaclLibrary }) => shaclLibrary(shapes)));
   }
 
   /** Object IRIs of the write whose types an `sh:class` constraint will look at. */
@@ -121,14 +119,13 @@ export class WriteShapes {
     return out;
   }
 
-  private dataGraph(tbox: Tbox, intent: WriteIntent, closure: Set<string>, objectTypes?: ReadonlyMap<string, readonly string[]>): N3Store {
-    const data = new N3Store();
+  private dataQuads(tbox: Tbox, intent: WriteIntent, closure: Set<string>, objectTypes?: ReadonlyMap<string, readonly string[]>): Quad[] {
+    const data: Quad[] = [];
     const focus = namedNode(intent.focus);
     const type = namedNode(RDF('type'));
-    for (const c of closure) data.addQuad(quad(focus, type, namedNode(c)));
-    for (const [o, classes] of objectTypes ?? [])
-      for (const c of tbox.closure(classes)) data.addQuad(quad(namedNode(o), type, namedNode(c)));
-    for (const [p, terms] of intent.values) for (const t of terms) data.addQuad(quad(focus, namedNode(p), toRdfjs(t)));
+    for (const c of closure) data.push(quad(focus, type, namedNode(c)));
+    for (const [o, classes] of objectTypes ?? []) for (const c of tbox.closure(classes)) data.push(quad(namedNode(o), type, namedNode(c)));
+    for (const [p, terms] of intent.values) for (const t of terms) data.push(quad(focus, namedNode(p), toRdfjs(t)));
     return data;
   }
 }
