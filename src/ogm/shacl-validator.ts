@@ -25,19 +25,27 @@ export type ValidationReport = Awaited<ReturnType<SHACLValidator['validateNode']
 export interface ShaclLibrary {
   /** The data graph of one write, to be judged against one or more shapes. */
   dataGraph(quads: Iterable<Quad>): DatasetCore;
-  /** Validates `focus` in `data` against `shape`, with a fresh validation engine (the library's keeps earlier results). */
+  /** Validates `focus` in `data` against `shape`: one validation at a time, each with a fresh validation engine. */
   validateNode(data: DatasetCore, focus: Term, shape: Term): Promise<ValidationReport>;
 }
 
 /** A judge of writes against the shapes graph `shapes`: one validator, built now and reused. */
 export function shaclLibrary(shapes: Iterable<Quad>): ShaclLibrary {
   const validator = new SHACLValidator(new CompactDataset(shapes), { factory: validatorEnvironment });
+  // The validator holds the data graph and the engine that collects results, and its
+  // validateNode awaits before it reads them: validations that overlapped would judge one
+  // write's data into another's report. So they run one after another.
+  let last: Promise<unknown> = Promise.resolve();
   return {
     dataGraph: (quads) => new CompactDataset(quads),
     validateNode(data, focus, shape) {
-      // A conforming write after a failing one would otherwise be reported failing.
-      validator.validationEngine = validator.validationEngine.clone();
-      return validator.validateNode(data, focus, shape);
+      const report = last.then(() => {
+        // A fresh engine: one that judged a failing write would report the next one failing too.
+        validator.validationEngine = validator.validationEngine.clone();
+        return validator.validateNode(data, focus, shape);
+      });
+      last = report.catch(() => undefined);
+      return report;
     },
   };
 }

@@ -127,6 +127,24 @@ describe('compiled write shapes', () => {
     expect(refused).toBeGreaterThan(checked / 20);
   });
 
+  it('should judge writes checked at once each on its own, by the library too', async () => {
+    // The library keeps one validation engine and one data graph between awaits: checks that
+    // overlap must not see each other's results.
+    const write = (status: string, n: number): WriteIntent => ({
+      focus: `urn:test:shapes:op${n}`,
+      classes: [plant.OpenDoorOperation],
+      values: new Map([[svc.operationStatus, [lit(status)]]]),
+    });
+    for (const shapes of [library, compiled]) {
+      const writes = Array.from({ length: 12 }, (_, n) => write(n % 3 === 0 ? 'jammed' : 'queued', n));
+      const verdicts = await Promise.all(writes.map((w) => verdict(shapes, w, undefined, new Map())));
+      writes.forEach((w, n) => {
+        if (n % 3 !== 0) expect(verdicts[n]).toBe('conforms');
+        else expect(verdicts[n]).toMatch(new RegExp(`^<${w.focus}> violates a shape on <${svc.operationStatus}>`));
+      });
+    }
+  });
+
   it('should judge every write as the library does, and refuse with its message', async () => {
     const paths = constrainedPaths();
     const classes = [
