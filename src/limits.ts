@@ -163,8 +163,9 @@ export const LIMITS = Object.freeze({
    * How far a sidecar's old generation may grow past what V8's last full collection kept, in
    * percent: V8's own factor reaches 4x for a small heap that allocates fast, and under sustained
    * dispatch a sidecar then held 95-115 MB of RSS for tens of seconds before shrinking back to
-   * 79 MB. At 1.5x it stayed within 83 MB, and six alternated bench runs showed no more CPU per
-   * Operation or per proxied call than without. Set by `start`, see heap-growth.ts.
+   * 79 MB. At 1.5x it stayed within 83 MB. What it costs in CPU was within the bench's noise: in
+   * one set of alternated runs nothing, in another up to 0.1 ms more per dispatched Operation
+   * (caller and receiver) and less per proxied call. Set by `start`, see heap-growth.ts.
    */
   heapGrowingPercent: 50,
   /** Capability classes (and pinned resources) whose discovery a caller remembers at once; past it the oldest goes. */
