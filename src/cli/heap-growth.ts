@@ -3,8 +3,9 @@
  * factor it picks after each full collection, up to 4x for a small heap that allocates fast; a
  * sidecar's RSS then rose far above its working set under sustained load and came down only
  * later (see LIMITS.heapGrowingPercent). Node refuses `--heap-growing-percent` in NODE_OPTIONS,
- * where the deployment files set the other V8 flags, so the daemon sets it on itself, before it
- * loads and allocates most of what it keeps; V8 reads it whenever it sets the next limit.
+ * where the deployment files set the other V8 flags, so the daemon sets it on itself, first
+ * thing in `start`, before it reads its configuration and starts the sidecar; V8 reads it
+ * whenever it sets the next limit.
  */
 import { setFlagsFromString } from 'node:v8';
 import { LIMITS } from '../limits.js';
