@@ -34,6 +34,24 @@ export const LIMITS = Object.freeze({
    */
   journalCompactBytes: 64 * 1_048_576,
   /**
+   * Oxigraph's WebAssembly memory size from which the embedded store keeps free space ahead of
+   * its growth (see `wasm-headroom.ts`): V8 runs a full collection at each growth only past about
+   * 64 MB, so below this nothing is reserved and an idle sidecar's memory stays as it is.
+   */
+  wasmHeadroomFromBytes: 48 * 1_048_576,
+  /**
+   * Largest block reserved at once (a quarter of the memory otherwise): reserving it takes
+   * about 12 ms, once per such step of growth (some 4,000 dispatched Operations).
+   */
+  wasmHeadroomMaxBytes: 16 * 1_048_576,
+  /**
+   * Compare-and-sets one witness quad of the embedded store serves before it is replaced:
+   * Oxigraph's in-memory store keeps every version of a triple, and looking the witness up
+   * walks its versions (1 µs more per 1,000 updates). Each replaced witness leaves one deleted
+   * triple with its versions behind, about 4 KB.
+   */
+  witnessUses: 256,
+  /**
    * Triples per `INSERT DATA` request when loading a document into a remote store: ~200-400 kB
    * of SPARQL text, and few enough requests that a 100k-triple load is 50 round trips. Virtuoso
    * 7.2's SPARQL compiler fails with "memory exhausted" near 5,000 triples in one request

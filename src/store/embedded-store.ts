@@ -7,6 +7,7 @@ import { Journal } from './journal.js';
 import type { JournalEntry } from './journal-format.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
 import { withInsertedQuads } from './sparql-server-scan.js';
+import { withWasmHeadroom } from './wasm-headroom.js';
 import type { StoreLogger } from './store-logger.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
@@ -86,9 +87,9 @@ export class EmbeddedStore implements TripleStore {
   // Journal writes not yet on disk, in any order (a large load's snapshot may finish after later entries).
   private readonly pendingSync = new Set<Promise<void>>();
   // A quad no data holds (its IRI is random), which a conditional update inserts along with its
-  // own changes: present afterwards exactly when the update's WHERE had a solution.
-  private readonly witness: Quad;
-  private readonly witnessText: string;
+  // own changes: present afterwards exactly when the update's WHERE had a solution. Replaced
+  // after LIMITS.witnessUses applied updates, since Oxigraph keeps each of its versions.
+  private witness = newWitness();
 
   private constructor(
     private readonly store: Store,
@@ -96,9 +97,6 @@ export class EmbeddedStore implements TripleStore {
     dataDir: string | undefined,
   ) {
     this.description = dataDir === undefined ? 'embedded store (memory)' : `embedded store at ${dataDir}`;
-    const w = namedNode(`urn:uuid:${randomUUID()}`);
-    this.witness = quad(w, w, w, w);
-    this.witnessText = `GRAPH ${w.toString()} { ${w.toString()} ${w.toString()} ${w.toString()} }`;
   }
 
   /** Use {@link openEmbeddedStore}. */
@@ -110,8 +108,8 @@ export class EmbeddedStore implements TripleStore {
       logger: options.logger ?? stderrLogger,
       compactAfterBytes: options.compactAfterBytes ?? LIMITS.journalCompactBytes,
       target: {
-        loadSnapshot: (nquads) => store.load(nquads, { format: NQUADS }),
-        replay: (entry) => applyEntry(store, entry),
+        loadSnapshot: (nquads) => withWasmHeadroom(() => store.load(nquads, { format: NQUADS })),
+        replay: (entry) => withWasmHeadroom(() => applyEntry(store, entry)),
         dump: () => store.dump({ format: NQUADS }),
       },
     });
@@ -161,13 +159,9 @@ export class EmbeddedStore implements TripleStore {
    * `update` as given.
    */
   async conditionalUpdate(update: string, check: ConditionalUpdateCheck): Promise<boolean> {
-    const witnessed = withInsertedQuads(update, this.witnessText);
+    const witnessed = withInsertedQuads(update, this.witness.text);
     const applies = this.run(() => {
-      if (witnessed !== undefined && this.witnessedUpdate(update, witnessed)) {
-        if (!this.store.has(this.witness)) return false;
-        this.store.delete(this.witness);
-        return true;
-      }
+      if (witnessed !== undefined && this.witnessedUpdate(update, witnessed)) return this.takeWitness();
       if (!this.askNow(check.before)) return false;
       this.applyUpdate(update);
       return true;
@@ -231,7 +225,7 @@ export class EmbeddedStore implements TripleStore {
     this.assertOpen();
     this.count += 1;
     this.journal?.assertWritable();
-    return this.guard(work);
+    return this.guard(() => withWasmHeadroom(work));
   }
 
   private unsynced(written: Promise<void> | undefined): void {
@@ -287,6 +281,22 @@ export class EmbeddedStore implements TripleStore {
   }
 
   /**
+   * Whether the witness is there (the update applied), removing it; replaces a witness that
+   * has served its uses, and its graph, which Oxigraph would otherwise list as an empty graph.
+   */
+  private takeWitness(): boolean {
+    const witness = this.witness;
+    if (!this.store.has(witness.quad)) return false;
+    this.store.delete(witness.quad);
+    witness.uses += 1;
+    if (witness.uses >= LIMITS.witnessUses) {
+      this.store.update(`DROP SILENT GRAPH ${witness.iri}`);
+      this.witness = newWitness();
+    }
+    return true;
+  }
+
+  /**
    * Runs `update` as `witnessed`; false, with nothing written, when Oxigraph refuses that text:
    * the caller then runs `update` as given, whose error names the request's own text.
    */
@@ -313,6 +323,20 @@ export class EmbeddedStore implements TripleStore {
       freeWasm(scratch);
     }
   }
+}
+
+interface Witness {
+  quad: Quad;
+  /** The quad as SPARQL quad-template text. */
+  text: string;
+  iri: string;
+  uses: number;
+}
+
+function newWitness(): Witness {
+  const w = namedNode(`urn:uuid:${randomUUID()}`);
+  const iri = w.toString();
+  return { quad: quad(w, w, w, w), text: `GRAPH ${iri} { ${iri} ${iri} ${iri} }`, iri, uses: 0 };
 }
 
 function datasetOptions(dataset: QueryDataset): {

@@ -121,6 +121,29 @@ describe('embedded store', () => {
     await store.close();
   });
 
+  it('should replace its witness after LIMITS.witnessUses applied compare-and-sets, keeping one witness graph at most', async () => {
+    const store = await openEmbeddedStore({});
+    await store.update(insert('0'));
+    const check = { before: 'ASK {}', after: 'ASK {}' };
+    // Oxigraph lists a named graph once written, emptied or not.
+    const witnessGraphs = async (): Promise<string[]> =>
+      (await store.select('SELECT ?g WHERE { GRAPH ?g {} }')).map((row) => row.g!.value).filter((g) => g.startsWith('urn:uuid:'));
+    expect(await store.conditionalUpdate(swap(0, 1), check)).toBe(true);
+    const first = await witnessGraphs();
+    expect(first).toHaveLength(1);
+    for (let i = 1; i < LIMITS.witnessUses * 2 + 10; i++) {
+      expect(await store.conditionalUpdate(swap(i, i + 1), check)).toBe(true);
+      expect(await store.conditionalUpdate(swap(i, i + 2), check)).toBe(false);
+    }
+    const later = await witnessGraphs();
+    expect(later.length).toBeLessThanOrEqual(1);
+    expect(later).not.toEqual(first);
+    expect((await store.dump()).trim().split('\n')).toEqual([
+      `<urn:test:s:0> <urn:test:p> "v${LIMITS.witnessUses * 2 + 10}" <urn:test:g> .`,
+    ]);
+    await store.close();
+  });
+
   it('should judge a DELETE/INSERT ... WHERE compare-and-set by its own WHERE, once, and leave no trace of how', async () => {
     const dir = tempDir();
     const store = await openEmbeddedStore({ dataDir: dir });
