@@ -34,11 +34,12 @@ export const LIMITS = Object.freeze({
    */
   journalCompactBytes: 64 * 1_048_576,
   /**
-   * Oxigraph's WebAssembly memory size from which the embedded store keeps free space ahead of
-   * its growth (see `wasm-headroom.ts`): V8 runs a full collection at each growth only past about
-   * 64 MB, so below this nothing is reserved and an idle sidecar's memory stays as it is.
+   * External memory (V8's count; Oxigraph's WebAssembly memory is most of it) from which the
+   * embedded store keeps free space ahead of its growth (see `wasm-headroom.ts`). An idle
+   * sidecar's store stays below it (its external memory is about 5 MB), so nothing is reserved
+   * there; `store serve` passes it within its first few thousand Operations.
    */
-  wasmHeadroomFromBytes: 48 * 1_048_576,
+  wasmHeadroomFromBytes: 16 * 1_048_576,
   /**
    * Largest block reserved at once (a quarter of the memory otherwise): reserving it takes
    * about 12 ms, once per such step of growth (some 4,000 dispatched Operations).

@@ -13,7 +13,7 @@ const GROWTH = `
   const { getHeapStatistics } = await import('node:v8');
   const { Store } = await import('oxigraph');
   const { openEmbeddedStore } = await import('./dist/store/embedded-store.js');
-  const { wasmHeadroomStats } = await import('./dist/store/wasm-headroom.js');
+  const { wasmHeadroomReserves } = await import('./dist/store/wasm-headroom.js');
   const raw = process.argv.includes('raw');
   let full = 0;
   new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail.kind === 4) full += 1; }).observe({ entryTypes: ['gc'] });
@@ -28,13 +28,13 @@ const GROWTH = `
   }
   await new Promise((resolve) => setTimeout(resolve, 50));
   full = 0;
-  const reserves = wasmHeadroomStats().reserves;
+  const reserves = wasmHeadroomReserves();
   for (let i = 0; i < 4_000; i++) {
     const triples = Array.from({ length: 20 }, (_, j) => '<urn:t:' + i + ':' + j + '> <urn:p> "' + pad + i + ':' + j + '"').join(' . ');
     await store.update('INSERT DATA { GRAPH <urn:g> { ' + triples + ' } }');
   }
   await new Promise((resolve) => setTimeout(resolve, 50));
-  console.log(JSON.stringify({ full, reserves: wasmHeadroomStats().reserves - reserves, grownMb: (external() - start) / 1048576 }));
+  console.log(JSON.stringify({ full, reserves: wasmHeadroomReserves() - reserves, grownMb: (external() - start) / 1048576 }));
 `;
 
 function grow(args: string[]): { full: number; reserves: number; grownMb: number } {
