@@ -208,7 +208,8 @@ export async function run(overrides = {}, { write = true } = {}) {
   try {
     const { rows, ok } = await measure(kids, dir, settings);
     const meta = {
-      sidecars: 'built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, NODE_OPTIONS of the systemd unit',
+      sidecars:
+        'built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, the environment of the systemd unit (NODE_OPTIONS, MALLOC_TRIM_THRESHOLD_, NODE_ENV)',
       work: `${settings.ops} Operations by ${settings.requesters} requesters, then ${settings.calls} proxied calls on ${CONNECTIONS} connections; RSS read at every tenth`,
       cpus: `${cpus().length}, shared: load average ${round(load)} at start, ${round(loadavg()[0])} at the end`,
     };

@@ -86,10 +86,13 @@ const LIBRARY_P50_AIM_MS = 1.5;
 const LIBRARY_OPS_AIM = 1_500;
 const LIBRARY_WARMUP_SECONDS = 3;
 
-/** NODE_OPTIONS as the systemd unit runs a sidecar (the one place the deployed flags are set). */
-async function deployedNodeOptions() {
+/**
+ * The environment the systemd unit runs a sidecar with: its `Environment=` lines (NODE_OPTIONS,
+ * MALLOC_TRIM_THRESHOLD_, NODE_ENV), the one place the deployed settings are.
+ */
+export async function deployedEnv() {
   const unit = await readFile(join(ROOT, 'config/systemd/semantic-sidecar@.service'), 'utf8');
-  return /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1]?.trim() ?? '';
+  return Object.fromEntries([...unit.matchAll(/^Environment="?(\w+)=([^"\n]*)"?$/gmu)].map(([, key, value]) => [key, value.trim()]));
 }
 
 /** Median RSS of `pid` over five readings a second apart. */
@@ -134,15 +137,15 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
   const bridge = await kids.daemon('door1-bridge', ['--kind', 'door', '--socket', doorDevice, '--delay-ms', '0', '--quiet'], {
     script: BRIDGE,
   });
-  const env = { NODE_OPTIONS: await deployedNodeOptions() };
-  const sidecar = async (name, config, device, extra = [], script = undefined) => {
+  const env = await deployedEnv();
+  const sidecar = async (name, config, device, extra = [], script = undefined, store = storeUrl) => {
     const localApi = join(dir, `${name}-local.sock`);
     const args = [
       'start',
       '--config',
       config,
       '--store',
-      storeUrl,
+      store,
       '--port',
       '0',
       '--device-socket',
@@ -174,6 +177,8 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
       throw new Error(`BENCH_REFERENCE_DIST: no launcher at ${REFERENCE_CLI}; give the dist/ of a checkout that was built`);
     });
   const startReference = REFERENCE_CLI && (() => referenceDoor(sidecar, doorDevice));
+  // door1 as the unit runs it by default: on an embedded store of its own, in a data directory.
+  const startEmbeddedDoor = () => sidecar('door1-embedded', 'config/door1.yaml', doorDevice, [], undefined, join(dir, 'door1-store'));
   const address = (proxy) => ({ ...proxy, ...JSON.parse(proxy.first) });
   return {
     log,
@@ -188,6 +193,7 @@ export async function startPlant(kids, dir, { starts = PROXY_ONLY ? 1 : STARTS }
     startMs,
     startReference,
     startDoor,
+    startEmbeddedDoor,
   };
 }
 
@@ -541,7 +547,7 @@ function proxyRows({ execute, state, load }, nginx) {
       met: load.sidecar.perSecond >= PROXY_RATE_AIM,
       note: `bare proxy ${Math.round(load.bare.perSecond)} req/s (${ratio(load.sidecar.perSecond, load.bare.perSecond)}), ${nginxNote(`nginx ${Math.round(load.nginx?.perSecond)} req/s`)}; CPU/call sidecar ${round(load.sidecar.cpuPerCall)} ms, bare ${round(load.bare.cpuPerCall)} ms${load.nginx ? `, nginx ${round(load.nginx.cpuPerCall)} ms` : ''}; ${PROXY_SECONDS} s each`,
     }),
-    figure('  the bare proxy with the NODE_OPTIONS of the systemd unit', load.bareUnit.perSecond, 'req/s', {
+    figure('  the bare proxy with the environment of the systemd unit', load.bareUnit.perSecond, 'req/s', {
       note: `reference: what the unit's V8 flags cost a proxy doing no more; CPU/call ${round(load.bareUnit.cpuPerCall)} ms (sidecar ${round(load.sidecar.cpuPerCall / load.bareUnit.cpuPerCall)}x)`,
     }),
     ...(load.reference
@@ -627,6 +633,10 @@ function tableRows({ startMs, idle, idleAfter, e2e, floor, client, proxy, load, 
     ...inProcess,
     figure('RSS door1 sidecar, idle', idle[0], 'MB', { aim: idleAim }),
     figure('RSS robot1 sidecar, idle', idle[1], 'MB', { aim: idleAim }),
+    figure('RSS door1 sidecar on its own embedded store, idle', idle[2], 'MB', {
+      aim: idleAim,
+      note: 'the default deployment: no store given, a data directory of its own',
+    }),
     figure('RSS door1 sidecar, idle again after the load', idleAfter[0], 'MB', { note: `idle before: ${idle[0]} MB` }),
     figure('RSS robot1 sidecar, idle again after the load', idleAfter[1], 'MB', { note: `idle before: ${idle[1]} MB` }),
     figure('RSS door1 sidecar, peak under load', load.peaks[0], 'MB'),
@@ -650,9 +660,11 @@ async function measure(kids, dir) {
   const plant = await startPlant(kids, dir);
   if (PROXY_ONLY) return proxyRows(await proxyHop(plant, kids), plant.nginx);
   const { door, robot } = plant;
+  const embeddedDoor = await plant.startEmbeddedDoor();
   // Idle means settled: V8 gives back start-up garbage only after some seconds without work.
   await sleep(IDLE_SETTLE_S * 1000);
-  const idle = await Promise.all([settledRss(door.pid), settledRss(robot.pid)]);
+  const idle = await Promise.all([settledRss(door.pid), settledRss(robot.pid), settledRss(embeddedDoor.pid)]);
+  await kids.stop(embeddedDoor.child);
   const robotApi = jsonClient({ socketPath: robot.localApi });
   let watch = await activityWatch(door.address);
   try {
@@ -708,7 +720,7 @@ export async function run() {
     const rows = await Promise.race([measure(kids, dir), timeout]);
     const meta = {
       store: '`store serve --memory` on loopback, default log level (its `/metrics` counts the requests)',
-      sidecars: `built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, heartbeat 30 s, NODE_OPTIONS of the systemd unit; idle RSS is the median of 5 readings after ${IDLE_SETTLE_S} s without work`,
+      sidecars: `built CLI, config/door1.yaml (+ --activity-feed) and config/robot1.yaml, heartbeat 30 s, the environment of the systemd unit (NODE_OPTIONS, MALLOC_TRIM_THRESHOLD_, NODE_ENV); idle RSS is the median of 5 readings after ${IDLE_SETTLE_S} s without work`,
       device: 'mock door bridge on a Unix socket, --delay-ms 0 --quiet (no log line per request)',
       N,
       K,

@@ -184,9 +184,19 @@ export const LIMITS = Object.freeze({
    * dispatch a sidecar then held 95-115 MB of RSS for tens of seconds before shrinking back to
    * 79 MB. At 1.5x it stayed within 83 MB. What it costs in CPU was within the bench's noise: in
    * one set of alternated runs nothing, in another up to 0.1 ms more per dispatched Operation
-   * (caller and receiver) and less per proxied call. Set by `start`, see heap-growth.ts.
+   * (caller and receiver) and less per proxied call. Set by `start`, see daemon-v8-flags.ts.
    */
   heapGrowingPercent: 50,
+  /**
+   * How much a WebAssembly function of a sidecar runs before V8 compiles it again with its
+   * optimizing compiler: 100 times V8's own (1,800,000). With V8's, a sidecar on its embedded
+   * store had Oxigraph's functions recompiled during start-up, and the compiler's memory stayed
+   * resident (door1 idle at 92 MB); with this one at 77 MB (both with the unit's
+   * MALLOC_TRIM_THRESHOLD_). Under sustained dispatch the hot functions are recompiled all the
+   * same within the first seconds: an in-process dispatch load ran as fast either way. Set by
+   * `start`, see daemon-v8-flags.ts.
+   */
+  wasmTieringBudget: 180_000_000,
   /** Capability classes (and pinned resources) whose discovery a caller remembers at once; past it the oldest goes. */
   discoveryCacheEntries: 256,
   /**

@@ -12,7 +12,7 @@ import {
 import { startSidecar } from '../sidecar/daemon.js';
 import { UsageError } from './exit-codes.js';
 import { addSettingOptions, settingFlags } from './flags.js';
-import { boundHeapGrowth } from './heap-growth.js';
+import { setDaemonV8Flags } from './daemon-v8-flags.js';
 import type { CliIo } from './io.js';
 import { untilAborted, untilShutdown } from './shutdown-signal.js';
 
@@ -68,7 +68,7 @@ function daemonLogger(config: SidecarConfig): Logger {
  * and shuts down within the grace period plus a margin.
  */
 export async function runStart(flags: StartFlags, io: CliIo, stop: AbortSignal): Promise<void> {
-  boundHeapGrowth();
+  setDaemonV8Flags();
   const deprecations: Deprecation[] = [];
   const config = await loadConfig(flags, io.env, deprecations);
   const root = daemonLogger(config);

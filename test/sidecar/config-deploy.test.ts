@@ -171,6 +171,22 @@ function unit(path: string): Record<string, Array<[string, string]>> {
 const value = (entries: Array<[string, string]> | undefined, key: string): string | undefined =>
   entries?.filter(([k]) => k === key).at(-1)?.[1];
 
+describe('the deployed environment', () => {
+  it("should be the same in the Dockerfile's runtime image as in the sidecar unit", () => {
+    const { Service } = unit('config/systemd/semantic-sidecar@.service');
+    const fromUnit = Object.fromEntries(
+      Service!
+        .filter(([k]) => k === 'Environment')
+        .map(([, v]) => v.replace(/^"|"$/gu, '').split(/=(.*)/su).slice(0, 2) as [string, string]),
+    );
+    const runtime = dockerfile.split(/^FROM .* AS runtime$/mu)[1]!;
+    const env = /^ENV ((?:.*\\\n)*.*)$/mu.exec(runtime)![1]!.replace(/\\\n/gu, ' ');
+    const fromImage = Object.fromEntries([...env.matchAll(/(\w+)=("[^"]*"|\S+)/gu)].map((m) => [m[1]!, m[2]!.replace(/^"|"$/gu, '')]));
+    expect(Object.keys(fromUnit).sort()).toEqual(['MALLOC_TRIM_THRESHOLD_', 'NODE_ENV', 'NODE_OPTIONS']);
+    for (const [key, v] of Object.entries(fromUnit)) expect([key, fromImage[key]]).toEqual([key, v]);
+  });
+});
+
 describe('config/systemd', () => {
   const HARDENING: Record<string, string> = {
     NoNewPrivileges: 'yes',
