@@ -45,7 +45,12 @@ function reserve(bytes: number): void {
   // free. Text that does not start in ASCII is given three bytes a character and encoded
   // natively (ASCII is copied a character at a time: 4 ms a MiB); only the written third is
   // touched, the rest stays out of the resident set until the store uses it.
-  const block = literal(`\u00e9${' '.repeat(Math.ceil(bytes / 3))}`) as ReturnType<typeof literal> & { free?: () => void };
-  block.free?.();
-  reserves += 1;
+  // Best effort: the request whose growth this follows has been applied, and must not fail here.
+  try {
+    const block = literal(`\u00e9${' '.repeat(Math.ceil(bytes / 3))}`) as ReturnType<typeof literal> & { free?: () => void };
+    block.free?.();
+    reserves += 1;
+  } catch {
+    // Oxigraph's memory is at its limit: the store's next allocation will say so itself.
+  }
 }
