@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { buildCli, ROOT } from '../cli/support/cli-process.js';
 
 /**
- * A process that loads a store until Oxigraph's memory has grown by 72 MiB (past V8's 64 MB
- * external-memory limit), then sends 4,000 updates of 20 new triples each (some 20 MiB more)
+ * A process that loads a store until Oxigraph's memory has grown by 72 MiB (where, measured,
+ * V8 collects the whole heap at nearly every growth), then sends 4,000 updates of 20 new
+ * triples each (some 20 MiB more)
  * and prints the full collections and headroom reserves meanwhile. With `raw` it sends the same
  * writes straight to an Oxigraph `Store`, the reference.
  */
@@ -55,7 +56,7 @@ describe("the embedded store's WebAssembly headroom", () => {
   it('should keep a growing store from costing a full collection at each growth of its memory', () => {
     const reference = grow(['--', 'raw']);
     const ours = grow([]);
-    // The reference: past 64 MB, V8 collects the whole heap at nearly every growth.
+    // The reference shows the cost: a full collection at nearly every growth of the memory.
     expect(reference.full).toBeGreaterThan(40);
     expect(ours.grownMb).toBeGreaterThan(90);
     expect(ours.full).toBeLessThan(reference.full / 10);
