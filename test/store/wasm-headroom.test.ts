@@ -5,9 +5,8 @@ import { buildCli, ROOT } from '../cli/support/cli-process.js';
 /**
  * A process that loads a store until Oxigraph's memory has grown by 72 MiB (where, measured,
  * V8 collects the whole heap at nearly every growth), then sends 4,000 updates of 20 new
- * triples each (some 20 MiB more)
- * and prints the full collections and headroom reserves meanwhile. With `raw` it sends the same
- * writes straight to an Oxigraph `Store`, the reference.
+ * triples each (some 20 MiB more) and prints the full collections and headroom reserves
+ * meanwhile. With `raw` it sends the same writes straight to an Oxigraph `Store`, the reference.
  */
 const GROWTH = `
   const { PerformanceObserver } = await import('node:perf_hooks');
