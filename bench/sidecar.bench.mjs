@@ -90,7 +90,7 @@ const LIBRARY_WARMUP_SECONDS = 3;
  * The environment the systemd unit runs a sidecar with: its `Environment=` lines (NODE_OPTIONS,
  * MALLOC_TRIM_THRESHOLD_, NODE_ENV), the one place the deployed settings are.
  */
-export async function deployedEnv() {
+async function deployedEnv() {
   const unit = await readFile(join(ROOT, 'config/systemd/semantic-sidecar@.service'), 'utf8');
   return Object.fromEntries([...unit.matchAll(/^Environment="?(\w+)=([^"\n]*)"?$/gmu)].map(([, key, value]) => [key, value.trim()]));
 }

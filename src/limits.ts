@@ -189,10 +189,10 @@ export const LIMITS = Object.freeze({
   heapGrowingPercent: 50,
   /**
    * How much a WebAssembly function of a sidecar runs before V8 compiles it again with its
-   * optimizing compiler: 100 times V8's own (1,800,000). With V8's, a sidecar on its embedded
-   * store had Oxigraph's functions recompiled during start-up, and the compiler's memory stayed
-   * resident (door1 idle at 92 MB); with this one at 77 MB (both with the unit's
-   * MALLOC_TRIM_THRESHOLD_). Under sustained dispatch the hot functions are recompiled all the
+   * optimizing compiler: 100 times V8's own (1,800,000). With V8's, a sidecar's start-up work on
+   * its embedded store had Oxigraph's functions recompiled and the compiler's memory stayed
+   * resident: door1 idled at 83-84 MB with the unit's MALLOC_TRIM_THRESHOLD_ (92 MB without), at
+   * 77 MB with this budget. Under sustained dispatch the hot functions are recompiled all the
    * same within the first seconds: an in-process dispatch load ran as fast either way. Set by
    * `start`, see daemon-v8-flags.ts.
    */
