@@ -7,7 +7,7 @@ import { Journal } from './journal.js';
 import type { JournalEntry } from './journal-format.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
 import { withInsertedQuads } from './sparql-server-scan.js';
-import { withWasmHeadroom } from './wasm-headroom.js';
+import { freeWasm, withWasmHeadroom } from './wasm-headroom.js';
 import type { StoreLogger } from './store-logger.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
@@ -290,7 +290,7 @@ export class EmbeddedStore implements TripleStore {
     this.store.delete(witness.quad);
     witness.uses += 1;
     if (witness.uses >= LIMITS.witnessUses) {
-      this.store.update(`DROP SILENT GRAPH ${witness.iri}`);
+      this.store.update(`DROP SILENT GRAPH ${witness.term}`);
       this.witness = newWitness();
     }
     return true;
@@ -329,14 +329,15 @@ interface Witness {
   quad: Quad;
   /** The quad as SPARQL quad-template text. */
   text: string;
-  iri: string;
+  /** Its IRI as a SPARQL term (`<urn:uuid:...>`), which names its graph too. */
+  term: string;
   uses: number;
 }
 
 function newWitness(): Witness {
   const w = namedNode(`urn:uuid:${randomUUID()}`);
-  const iri = w.toString();
-  return { quad: quad(w, w, w, w), text: `GRAPH ${iri} { ${iri} ${iri} ${iri} }`, iri, uses: 0 };
+  const term = w.toString();
+  return { quad: quad(w, w, w, w), text: `GRAPH ${term} { ${term} ${term} ${term} }`, term, uses: 0 };
 }
 
 function datasetOptions(dataset: QueryDataset): {
@@ -352,10 +353,4 @@ function datasetOptions(dataset: QueryDataset): {
 function applyEntry(store: Store, entry: JournalEntry): void {
   if (entry.op === 'update') store.update(entry.sparql);
   else store.load(entry.nquads, { format: NQUADS });
-}
-
-// wasm-bindgen objects have free(), missing from the typings; without it the scratch store's
-// memory waits for the garbage collector's finalizer.
-function freeWasm(value: object): void {
-  (value as { free?: () => void }).free?.();
 }

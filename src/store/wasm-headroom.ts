@@ -47,10 +47,17 @@ function reserve(bytes: number): void {
   // touched, the rest stays out of the resident set until the store uses it.
   // Best effort: the request whose growth this follows has been applied, and must not fail here.
   try {
-    const block = literal(`\u00e9${' '.repeat(Math.ceil(bytes / 3))}`) as ReturnType<typeof literal> & { free?: () => void };
-    block.free?.();
+    freeWasm(literal(`\u00e9${' '.repeat(Math.ceil(bytes / 3))}`));
     reserves += 1;
   } catch {
     // Oxigraph's memory is at its limit: the store's next allocation will say so itself.
   }
+}
+
+/**
+ * Frees a wasm-bindgen object at once (its `free()` is missing from the typings); otherwise its
+ * memory waits for the garbage collector's finalizer.
+ */
+export function freeWasm(value: object): void {
+  (value as { free?: () => void }).free?.();
 }
