@@ -82,7 +82,15 @@ export const LIMITS = Object.freeze({
    */
   remoteAnswerMaxBytes: 64 * 1_048_576,
   /** Times a remote request rolled back as a deadlock victim is sent before the error is raised. */
-  storeDeadlockRetries: 5,
+  storeDeadlockRetries: 8,
+  /**
+   * Longest wait before the first resend of a deadlock victim; each further wait may be twice as
+   * long, up to {@link storeDeadlockBackoffMaxMs}, and is drawn at random below that (so two
+   * victims of one deadlock do not collide again). Immediate resends lost five times in a row to a
+   * long transaction of another writer; these wait out one of some 2 s at most in all.
+   */
+  storeDeadlockBackoffMs: 20,
+  storeDeadlockBackoffMaxMs: 1_000,
   /**
    * Life of the lease a process holds while it (re)loads an ontology module graph; renewed at a
    * third of it. Short, so that a loader that died mid-load holds the others up only this long.

@@ -217,6 +217,7 @@ class RemoteSparqlStore implements RemoteStore {
    * One request, sent again when the store rolled it back as a deadlock victim (SQLSTATE 40001,
    * which serializable stores such as Virtuoso with `DefaultIsolation = 8` answer when two
    * compare-and-set updates collide): the whole request was undone, so sending it again is safe.
+   * Up to {@link LIMITS.storeDeadlockRetries} sends, after growing random waits (`deadlockBackoffMs`).
    */
   private async exchange(text: string, update: boolean): Promise<string> {
     this.requests += 1;
@@ -224,12 +225,13 @@ class RemoteSparqlStore implements RemoteStore {
       try {
         return await this.limiter.run(() => this.exchangeOnce(text, update));
       } catch (error) {
-        if (!(error instanceof StoreError) || !DEADLOCK.test(error.message) || attempt >= LIMITS.storeDeadlockRetries) {
+        const deadlocked = error instanceof StoreError && DEADLOCK.test(error.message);
+        if (!deadlocked || attempt >= LIMITS.storeDeadlockRetries) {
           this.failures += 1;
-          throw error;
+          throw deadlocked && attempt > 1 ? resentInVain(error, attempt) : error;
         }
         this.retries += 1;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        await new Promise((resolve) => setTimeout(resolve, deadlockBackoffMs(attempt)));
       }
     }
   }
@@ -274,6 +276,18 @@ class RemoteSparqlStore implements RemoteStore {
   private redact(message: string): string {
     return this.secrets.reduce((text, secret) => text.replaceAll(secret, '***'), message);
   }
+}
+
+/** The wait before resending a deadlock victim for the `attempt`th time: full jitter, doubling. */
+function deadlockBackoffMs(attempt: number): number {
+  const ceiling = Math.min(LIMITS.storeDeadlockBackoffMs * 2 ** (attempt - 1), LIMITS.storeDeadlockBackoffMaxMs);
+  return Math.random() * ceiling;
+}
+
+/** The last deadlock's error, saying that it was the last of `attempts`. */
+function resentInVain(error: StoreError, attempts: number): StoreError {
+  const message = `${error.message} (sent ${attempts} times, rolled back as a deadlock victim each time; LIMITS.storeDeadlockRetries)`;
+  return new StoreError(message, error.endpoint, error.httpStatus);
 }
 
 function bodyPreview(body: string): string {

@@ -88,6 +88,30 @@ describe('remote store against loopback servers', () => {
     expect(store.retriedRequests).toBe(2);
   });
 
+  it('should give up on a request deadlocked every time after LIMITS.storeDeadlockRetries sends, waiting longer each time, and say so', async () => {
+    const sentAt: number[] = [];
+    server = await withServer((_req, _body, res) => {
+      sentAt.push(performance.now());
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('Virtuoso 40001 Error SR172: Transaction deadlocked');
+    });
+    const store = openRemoteStore({ queryUrl: server.url });
+    const err = await storeError(store.update('INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }'));
+    expect(server.requests).toHaveLength(LIMITS.storeDeadlockRetries);
+    expect(err).toMatchObject({ code: 'SM_STORE', httpStatus: 500, endpoint: server.url });
+    expect(err.message).toContain('Transaction deadlocked');
+    expect(err.message).toContain(`sent ${LIMITS.storeDeadlockRetries} times, rolled back as a deadlock victim each time`);
+    expect([store.requestCount, store.retriedRequests, store.failedRequests]).toEqual([1, LIMITS.storeDeadlockRetries - 1, 1]);
+    // Each wait is drawn below a ceiling that doubles: all of them together stay under the ceilings' sum.
+    const ceilings = Array.from({ length: LIMITS.storeDeadlockRetries - 1 }, (_, i) =>
+      Math.min(LIMITS.storeDeadlockBackoffMs * 2 ** i, LIMITS.storeDeadlockBackoffMaxMs),
+    );
+    const waited = sentAt.at(-1)! - sentAt[0]!;
+    expect(waited).toBeLessThan(ceilings.reduce((a, b) => a + b) + 1_000);
+    // Random, but with ceilings up to 1 s: seven waits under 20 ms in all would happen about once in ten million runs.
+    expect(waited).toBeGreaterThan(LIMITS.storeDeadlockBackoffMs);
+  });
+
   it('should give up after timeoutMs on a server that never answers, naming endpoint and timeout', async () => {
     server = await withServer(() => undefined);
     const store = openRemoteStore({ queryUrl: server.url, timeoutMs: 200 });
