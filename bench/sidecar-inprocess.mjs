@@ -9,6 +9,7 @@ import { BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE } from '../dist/ontology/fil
 import { provisionOntology } from '../dist/ontology/provision.js';
 import { openEmbeddedStore } from '../dist/store/embedded-store.js';
 import { openRemoteStore } from '../dist/store/remote-store.js';
+import { openEmbeddedStoreThread } from '../dist/store/store-thread.js';
 import { sparql } from '../dist/store/sparql.js';
 import { namedNode } from '../dist/store/terms.js';
 import { ONTOLOGY_GRAPHS, plant } from '../dist/vocab/index.js';
@@ -77,11 +78,12 @@ export function terminalWatch(feed) {
 }
 
 /**
- * Opens the embedded store in memory, or the remote endpoint `url`; provisioned with the example
- * plant unless `provision` is false (a store the run provisioned already).
+ * Opens the embedded store in memory (on a worker thread of its own with `ownThread`), or the
+ * remote endpoint `url`; provisioned with the example plant unless `provision` is false (a store
+ * the run provisioned already).
  */
-export async function openBenchStore(url, { provision = true } = {}) {
-  const store = url ? openRemoteStore({ queryUrl: url }) : await openEmbeddedStore({});
+export async function openBenchStore(url, { provision = true, ownThread = false } = {}) {
+  const store = url ? openRemoteStore({ queryUrl: url }) : ownThread ? await openEmbeddedStoreThread({}) : await openEmbeddedStore({});
   if (provision) await provisionOntology(store, { files: [...BUNDLED_ONTOLOGY_FILES, EXAMPLE_PLANT_FILE] });
   return store;
 }

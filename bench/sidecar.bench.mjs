@@ -5,7 +5,8 @@
 // on the same store: bench/dispatch-floor.mjs; and as a local-API client sees it with a long-poll), throughput with
 // K requesters (door1 running one Operation at a time, then restarted with an opt-in concurrency), proxy overhead against the direct device call, a bare Node proxy and nginx (latency, requests/s), RSS idle and under load, and
 // store requests per Operation (from the store's request log, and exactly, in process), and the
-// library level in process on the embedded store (latency, and throughput with K requesters).
+// library level in process on the embedded store, on its main thread and on one of its own
+// (latency, and throughput with K requesters).
 // Env: BENCH_N (default 200), BENCH_K (8), BENCH_SECONDS (5), BENCH_PROXY_N (2000), BENCH_PROXY_SECONDS (10),
 // BENCH_PROXY_CONNECTIONS (32), BENCH_PROXY_ONLY (1: the proxy rows alone), BENCH_STARTS (5), BENCH_IDLE_S (15),
 // BENCH_CONCURRENCY (4: door1's --operation-concurrency in the load row measured last),
@@ -467,11 +468,12 @@ const callList = (c) =>
 async function inProcessRows() {
   const stores = [
     ['embedded store', undefined],
+    ['embedded store on its own thread (ownThread)', undefined, { ownThread: true }],
     ...(process.env.SPARQL_ENDPOINT ? [['remote store (SPARQL_ENDPOINT)', process.env.SPARQL_ENDPOINT]] : []),
   ];
   const rows = [];
-  for (const [label, url] of stores) {
-    const store = await openBenchStore(url);
+  for (const [label, url, options = {}] of stores) {
+    const store = await openBenchStore(url, options);
     try {
       const graph = `urn:bench:sidecar:${process.pid}`;
       const r = await dispatchInProcess(store, { n: N, graph, warmupSeconds: LIBRARY_WARMUP_SECONDS });
@@ -504,6 +506,8 @@ async function inProcessRows() {
           }),
         );
       }
+      // The floor is that of one event loop doing all of it.
+      if (options.ownThread) continue;
       // After the load: a store and an engine as warm as the rows above had them.
       const floor = await libraryFloor(store, { n: N, warmup: FLOOR_WARMUP, graph: `${graph}:floor` });
       const floorMean = floor.ms.reduce((a, b) => a + b, 0) / floor.ms.length;

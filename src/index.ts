@@ -12,7 +12,7 @@
  */
 
 // Stores: open one from a spec, or from the text form used by flags and `SM_STORE`.
-export { openStore, parseStoreUrl, type StoreSpec } from './store/open-store.js';
+export { openStore, parseStoreUrl, type StoreSpec, type EmbeddedThreading } from './store/open-store.js';
 export type { TripleStore } from './store/triple-store.js';
 export { MeasuredStore, type StoreObserver, type StoreRequestKind, type StoreRequestOutcome } from './store/measured-store.js';
 

@@ -8,6 +8,8 @@ import type { StoreLogger } from './store-logger.js';
 interface LockHolder {
   pid: number;
   hostname: string;
+  /** When the holding process started (Linux: jiffies since boot), to tell this process from one that had its pid. */
+  started?: string;
 }
 
 // Directories this process holds, so a second open in the same process is refused even though
@@ -30,7 +32,8 @@ export class DataDirLock {
     if (heldDirs.has(dir)) throw lockedError(dir, { pid: process.pid, hostname: hostname() });
     const path = join(dir, 'LOCK');
     const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify({ pid: process.pid, hostname: hostname() }));
+    const started = processStart();
+    await writeFile(tmp, JSON.stringify({ pid: process.pid, hostname: hostname(), ...(started !== undefined && { started }) }));
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
@@ -71,13 +74,25 @@ async function readHolder(path: string): Promise<LockHolder | undefined> {
 
 function isAlive(holder: LockHolder): boolean {
   if (holder.hostname !== hostname()) return true; // cannot tell for another host: assume it runs
-  if (holder.pid === process.pid) return false; // not in heldDirs: our pid was reused (container restart)
+  // Our pid, not in heldDirs: another thread of this process (a store on a worker thread) holds
+  // it when the start times agree; else the pid was reused (a container restart) and it is stale.
+  if (holder.pid === process.pid) return holder.started !== undefined && holder.started === processStart();
   try {
     process.kill(holder.pid, 0);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
   return !isZombie(holder.pid);
+}
+
+/** This process's start time from /proc (field 22 of its stat line), where there is one. */
+function processStart(): string | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 // A killed process stays a zombie until its parent reaps it, and signal 0 still reaches it; in a

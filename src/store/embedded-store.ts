@@ -8,7 +8,7 @@ import type { JournalEntry } from './journal-format.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
 import { withInsertedQuads } from './sparql-server-scan.js';
 import { freeWasm, withWasmHeadroom } from './wasm-headroom.js';
-import type { StoreLogger } from './store-logger.js';
+import { stderrLogger, type StoreLogger } from './store-logger.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
 
@@ -47,12 +47,6 @@ export interface QueryResultsOptions {
 // JSON results instead of term objects: the objects hold WASM memory that is freed only on a
 // later event-loop turn, and a loop of queries that never yields slows down badly (DESIGN.md 1).
 const JSON_RESULTS = { results_format: 'application/sparql-results+json' } as const;
-
-const stderrLogger: StoreLogger = {
-  info: () => undefined,
-  warn: (obj, msg) => console.error(`embedded store warning: ${msg}`, obj),
-  error: (obj, msg) => console.error(`embedded store error: ${msg}`, obj),
-};
 
 /**
  * Opens the embedded store: Oxigraph (WASM) in this process, the product's default store.

@@ -7,8 +7,8 @@ import type { TripleStore } from './triple-store.js';
 
 /** Which store to open; see {@link parseStoreUrl} for the text form used by flags and env. */
 export type StoreSpec =
-  | { kind: 'memory' }
-  | { kind: 'embedded'; dataDir: string }
+  | ({ kind: 'memory' } & EmbeddedThreading)
+  | ({ kind: 'embedded'; dataDir: string } & EmbeddedThreading)
   | {
       kind: 'remote';
       queryUrl: string;
@@ -18,9 +18,20 @@ export type StoreSpec =
       timeoutMs?: number;
     };
 
+/** Where the embedded store runs. */
+export interface EmbeddedThreading {
+  /**
+   * Run it on a worker thread of its own, beside this thread's work instead of between it: a
+   * process that requests and receives Operations itself gets most from it (see
+   * `store-thread.ts`). Default false: one thread, less memory, the shortest latency.
+   */
+  ownThread?: boolean;
+}
+
 /**
  * Opens the store a spec names: the embedded Oxigraph store (ephemeral for `memory`, durable
- * in `dataDir` for `embedded`) or a remote SPARQL 1.1 Protocol endpoint.
+ * in `dataDir` for `embedded`, on a thread of its own with `ownThread`) or a remote SPARQL 1.1
+ * Protocol endpoint.
  *
  * @example
  * const store = await openStore(parseStoreUrl(process.env.SM_STORE ?? 'memory'));
@@ -29,9 +40,11 @@ export async function openStore(spec: StoreSpec): Promise<TripleStore> {
   switch (spec.kind) {
     // Oxigraph (WASM, ~14 MB resident) is loaded only by processes that use the embedded store.
     case 'memory':
-      return (await import('./embedded-store.js')).openEmbeddedStore({});
-    case 'embedded':
-      return (await import('./embedded-store.js')).openEmbeddedStore({ dataDir: spec.dataDir });
+    case 'embedded': {
+      const options = spec.kind === 'embedded' ? { dataDir: spec.dataDir } : {};
+      if (spec.ownThread === true) return (await import('./store-thread.js')).openEmbeddedStoreThread(options);
+      return (await import('./embedded-store.js')).openEmbeddedStore(options);
+    }
     case 'remote': {
       const { queryUrl, updateUrl, user, password, timeoutMs } = spec;
       return openRemoteStore({ queryUrl, updateUrl, user, password, timeoutMs });

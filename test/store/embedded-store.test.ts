@@ -19,9 +19,9 @@ import { Store } from 'oxigraph';
 import { pino } from 'pino';
 import { StoreError } from '../../src/errors.js';
 import { LIMITS } from '../../src/limits.js';
-import { openEmbeddedStore, type StoreLogger } from '../../src/store/embedded-store.js';
+import { openEmbeddedStore } from '../../src/store/embedded-store.js';
 import { encodeEntry } from '../../src/store/journal-format.js';
-import { describeTripleStore } from '../support/store-suite.js';
+import { captureStoreLogger, describeTripleStore } from '../support/store-suite.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dirs: string[] = [];
@@ -36,18 +36,13 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function captureLogger(): StoreLogger & { warnings: string[] } {
-  const warnings: string[] = [];
-  return { warnings, info: () => undefined, warn: (_obj, msg) => warnings.push(msg), error: (_obj, msg) => warnings.push(msg) };
-}
-
 const insert = (id: string | number): string => `INSERT DATA { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
 /** A compare-and-set: the value `v<from>` becomes `v<to>` wherever it is. */
 const swap = (from: string | number, to: string | number): string =>
   `DELETE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } } INSERT { GRAPH <urn:test:g> { ?s <urn:test:p> "v${to}" } } WHERE { GRAPH <urn:test:g> { ?s <urn:test:p> "v${from}" } }`;
 const has = (id: string | number): string => `ASK { GRAPH <urn:test:g> { <urn:test:s:${id}> <urn:test:p> "v${id}" } }`;
 
-async function countIn(dataDir: string, logger = captureLogger()): Promise<number> {
+async function countIn(dataDir: string, logger = captureStoreLogger()): Promise<number> {
   const store = await openEmbeddedStore({ dataDir, logger });
   try {
     const rows = await store.select('SELECT (COUNT(*) AS ?n) WHERE { GRAPH <urn:test:g> { ?s ?p ?o } }');
@@ -239,7 +234,7 @@ describe('embedded store', () => {
     const dir = tempDir();
     const entry = (id: number): Buffer => encodeEntry({ op: 'update', sparql: insert(id) });
     writeFileSync(join(dir, 'journal-0.log'), Buffer.concat([entry(1), entry(2), entry(3).subarray(0, 40)]));
-    const logger = captureLogger();
+    const logger = captureStoreLogger();
     const store = await openEmbeddedStore({ dataDir: dir, logger });
     expect(logger.warnings.join('\n')).toMatch(/torn last journal entry/u);
     expect(await store.ask(has(2))).toBe(true);
@@ -255,7 +250,7 @@ describe('embedded store', () => {
     const corrupt = Buffer.from(entry(2).toString('latin1').replace('v2', 'v9'), 'latin1'); // checksum no longer matches
     writeFileSync(join(dir, 'journal-0.log'), Buffer.concat([entry(1), corrupt, entry(3)]));
     appendFileSync(join(dir, 'journal-1.log'), entry(4));
-    const logger = captureLogger();
+    const logger = captureStoreLogger();
     const store = await openEmbeddedStore({ dataDir: dir, logger });
     expect(logger.warnings.join('\n')).toMatch(/journal is damaged/u);
     expect(await store.ask(has(1))).toBe(true);
@@ -279,6 +274,23 @@ describe('embedded store', () => {
     await (await openEmbeddedStore({ dataDir: dir })).close();
   });
 
+  it('should take over a lock left with its own pid by an earlier process, and refuse one of its own that another thread holds', async () => {
+    const dir = tempDir();
+    const { hostname } = await import('node:os');
+    const stat = readFileSync('/proc/self/stat', 'latin1');
+    const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+    // A container restarted: the same pid, started at another time.
+    writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: process.pid, hostname: hostname(), started: String(Number(started) - 1) }));
+    const logger = captureStoreLogger();
+    const store = await openEmbeddedStore({ dataDir: dir, logger });
+    expect(logger.warnings).toContain('took over the lock of a process that is no longer running');
+    expect(JSON.parse(readFileSync(join(dir, 'LOCK'), 'utf8'))).toMatchObject({ pid: process.pid, started });
+    await store.close();
+    // This very process, as a worker thread's store writes it (the thread's own record of held dirs is not this one's).
+    writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: process.pid, hostname: hostname(), started }));
+    await expect(openEmbeddedStore({ dataDir: dir })).rejects.toThrow('in use by this process');
+  });
+
   it('should refuse a lock held by another live process and take over a dead one', async () => {
     const dir = tempDir();
     const { hostname } = await import('node:os');
@@ -286,7 +298,7 @@ describe('embedded store', () => {
     await expect(openEmbeddedStore({ dataDir: dir })).rejects.toThrow(`in use by process ${process.ppid}`);
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     writeFileSync(join(dir, 'LOCK'), JSON.stringify({ pid: dead, hostname: hostname() }));
-    const logger = captureLogger();
+    const logger = captureStoreLogger();
     const store = await openEmbeddedStore({ dataDir: dir, logger });
     expect(logger.warnings).toContain('took over the lock of a process that is no longer running');
     expect(JSON.parse(readFileSync(join(dir, 'LOCK'), 'utf8'))).toMatchObject({ pid: process.pid });
@@ -361,7 +373,7 @@ describe('embedded store crash (kill -9)', () => {
     const acked: string[] = [];
     for (let round = 0; round < 4; round += 1) {
       acked.push(...(await crashRun(dir, round, 150 + Math.floor(Math.random() * 250))));
-      const logger = captureLogger();
+      const logger = captureStoreLogger();
       const store = await openEmbeddedStore({ dataDir: dir, logger });
       const rows = await store.select('SELECT ?id WHERE { GRAPH <urn:test:crash> { ?w <urn:test:p:id> ?id } }');
       const present = new Set(rows.map((row) => row['id']!.value));
