@@ -114,7 +114,7 @@ async function replaceUnlessCurrent(
       // Keep the class (a StoreError stays one, with its endpoint and status), add the file.
       const message = `cannot load ontology file "${path}" into <${graph}>: ${error instanceof Error ? error.message : String(error)}`;
       if (error instanceof StoreError) throw new StoreError(message, error.endpoint, error.httpStatus, { cause: error });
-      if (error instanceof SemanticMiddlewareError) throw error;
+      if (error instanceof SemanticMiddlewareError && !(error instanceof ValueError)) throw error;
       throw new ValueError(message, { cause: error });
     }
     // A holder that stalled past its lease may have been overtaken: leave the graph unmarked,

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { namedNode, quad, Store, type NamedNode, type Quad } from 'oxigraph';
 import { SemanticMiddlewareError, StoreError } from '../errors.js';
-import { assertIri } from '../iri/validate.js';
 import { LIMITS } from '../limits.js';
 import { Journal } from './journal.js';
 import type { JournalEntry } from './journal-format.js';
+import { documentNQuads } from './rdf-document.js';
 import { parseAskJson, parseSelectJson } from './sparql-json.js';
 import { withInsertedQuads } from './sparql-server-scan.js';
-import { freeWasm, withWasmHeadroom } from './wasm-headroom.js';
+import { withWasmHeadroom } from './wasm-headroom.js';
 import { stderrLogger, type StoreLogger } from './store-logger.js';
 import { sparqlIri } from './terms.js';
 import type { Bindings, ConditionalUpdateCheck, LoadOptions, TripleStore } from './triple-store.js';
@@ -173,7 +173,7 @@ export class EmbeddedStore implements TripleStore {
    */
   async load(document: string, options: LoadOptions): Promise<void> {
     const { nquads, triples } = this.run(() => {
-      const parsed = this.parseDocument(document, options);
+      const parsed = documentNQuads(document, options);
       this.store.load(parsed.nquads, { format: NQUADS });
       return parsed;
     });
@@ -301,20 +301,6 @@ export class EmbeddedStore implements TripleStore {
     } catch (error) {
       if (error instanceof SemanticMiddlewareError) throw error;
       return false;
-    }
-  }
-
-  private parseDocument(document: string, options: LoadOptions): { nquads: string; triples: number } {
-    const scratch = new Store();
-    try {
-      scratch.load(document, {
-        format: options.format,
-        to_graph_name: namedNode(assertIri(options.graph, 'graph')),
-        ...(options.baseIri === undefined ? {} : { base_iri: options.baseIri }),
-      });
-      return { nquads: scratch.dump({ format: NQUADS }), triples: scratch.size };
-    } finally {
-      freeWasm(scratch);
     }
   }
 }

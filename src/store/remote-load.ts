@@ -1,22 +1,12 @@
-import { Parser, type Quad, type Term as N3Term } from 'n3';
+import type { Quad, Term as N3Term } from 'n3';
 import { ValueError } from '../errors.js';
 import { sparqlIri, sparqlLiteral } from './terms.js';
-import type { LoadOptions } from './triple-store.js';
 
 /**
  * The requests of a remote store's `load`: the document parsed with N3, its triples grouped so
  * that blank nodes connected to each other share one request, and each group written as
  * SPARQL text (see `load` in `remote-store.ts` for why blank nodes need this).
  */
-
-/** Parses a document for `load`; a syntax error becomes a ValueError. */
-export function parseDocument(document: string, options: LoadOptions): Quad[] {
-  try {
-    return new Parser({ format: options.format, ...(options.baseIri && { baseIRI: options.baseIri }) }).parse(document);
-  } catch (cause) {
-    throw new ValueError(`cannot parse the ${options.format} document: ${(cause as Error).message}`, { cause });
-  }
-}
 
 /**
  * Splits triples into requests of at most `size`, keeping every set of triples connected

@@ -58,6 +58,6 @@ function reserve(bytes: number): void {
  * Frees a wasm-bindgen object at once (its `free()` is missing from the typings); otherwise its
  * memory waits for the garbage collector's finalizer.
  */
-export function freeWasm(value: object): void {
+function freeWasm(value: object): void {
   (value as { free?: () => void }).free?.();
 }

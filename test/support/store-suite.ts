@@ -218,6 +218,32 @@ export function describeTripleStore(
         ]);
       }));
 
+    it('should give every load blank nodes of its own, shared within the document', () =>
+      inGraph(async (g) => {
+        // Two documents with the same blank node label: one node each, never one between them.
+        const turtle =
+          '_:r <urn:test:ex:onProperty> <urn:test:ex:p> .\n_:r <urn:test:ex:card> 1 .\n<urn:test:ex:c> <urn:test:ex:sub> _:r .';
+        await store.load(turtle, { graph: g, format: 'text/turtle' });
+        await store.load(turtle.replaceAll('ex:c>', 'ex:d>'), { graph: g, format: 'text/turtle' });
+        const rows = await store.select(
+          `SELECT ?c ?r WHERE { GRAPH ${sparqlIri(g)} { ?c <urn:test:ex:sub> ?r . ?r <urn:test:ex:onProperty> <urn:test:ex:p> ; <urn:test:ex:card> ?n } }`,
+        );
+        expect(rows.map((row) => row['c']?.value).sort()).toEqual(['urn:test:ex:c', 'urn:test:ex:d']);
+        expect(rows.every((row) => row['r']?.termType === 'BlankNode')).toBe(true);
+        expect(new Set(rows.map((row) => row['r']?.value)).size).toBe(2);
+      }));
+
+    it('should refuse a document that does not parse with a ValueError, writing nothing', () =>
+      inGraph(async (g) => {
+        const broken = '@prefix ex: <urn:test:ex:> .\nex:a ex:b "unterminated .';
+        const error = await store.load(broken, { graph: g, format: 'text/turtle' }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toMatchObject({ name: 'ValueError', message: expect.stringContaining('cannot parse the text/turtle document') });
+        expect(await store.ask(`ASK { GRAPH ${sparqlIri(g)} { ?s ?p ?o } }`)).toBe(false);
+      }));
+
     it('should reject a malformed update with a StoreError and change nothing', () =>
       inGraph(async (g) => {
         await store.update(insertData(g, 'urn:test:s:1', literal('kept')));
