@@ -6,8 +6,7 @@ import { inspect } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openEmbeddedStore } from './embedded-store.js';
 import type { StoreLogger } from './store-logger.js';
-import type { ThreadAnswer, ThreadRequest, ThreadStoreOptions } from './store-thread-protocol.js';
-import { errorShape } from './store-thread-protocol.js';
+import { errorShape, type ThreadAnswer, type ThreadRequest, type ThreadStoreOptions } from './store-thread-protocol.js';
 
 const port = parentPort!;
 const options = workerData as ThreadStoreOptions;
@@ -26,14 +25,6 @@ const logger: StoreLogger = { info: log('info'), warn: log('warn'), error: log('
 
 try {
   const store = await openEmbeddedStore({ ...options, logger });
-  port.on('message', (request: ThreadRequest) => {
-    void answer(request)
-      .then(
-        (value) => post({ id: request.id, value, requests: store.requestCount }),
-        (error: unknown) => post({ id: request.id, error: errorShape(error), requests: store.requestCount }),
-      )
-      .finally(() => request.method === 'close' && port.close());
-  });
   // Each request is one synchronous Oxigraph call followed by the journal's fsync, as in the
   // opening thread: requests posted together are applied in the order they were posted.
   const answer = async (request: ThreadRequest): Promise<unknown> => {
@@ -57,6 +48,14 @@ try {
         return store.close();
     }
   };
+  port.on('message', (request: ThreadRequest) => {
+    void answer(request)
+      .then(
+        (value) => post({ id: request.id, value, requests: store.requestCount }),
+        (error: unknown) => post({ id: request.id, error: errorShape(error), requests: store.requestCount }),
+      )
+      .finally(() => request.method === 'close' && port.close());
+  });
   post({ ready: store.description });
 } catch (error) {
   post({ failed: errorShape(error) });
