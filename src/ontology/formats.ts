@@ -1,7 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { basename, extname } from 'node:path';
-import { Parser } from 'n3';
 import { ValueError } from '../errors.js';
+import { parseEach } from '../store/rdf-document.js';
 import type { RdfFormat } from '../store/triple-store.js';
 import { FILE_GRAPH_PREFIX } from '../vocab/graphs.js';
 import { w3 } from '../vocab/terms.js';
@@ -31,36 +30,17 @@ export function rdfFormatOf(path: string): RdfFormat {
   return format;
 }
 
-// Chunks fed to the parser; small enough that a header near the top is found without parsing
-// the rest of a large file.
-const CHUNK = 64 * 1024;
-
 /**
  * The IRI of the first `<x> rdf:type owl:Ontology` statement in a document, or undefined.
- * Parsing stops as soon as it is found: the document is fed to N3 as a synchronous stream of
- * chunks, because a string input makes N3 parse on a microtask where the search cannot stop it.
- * A syntax error ends the search (the store's loader reports it properly).
+ * Parsing stops as soon as it is found. A syntax error ends the search (the store's loader
+ * reports it properly).
  */
 export function declaredOntologyIri(document: string, format: RdfFormat): string | undefined {
-  const input = new EventEmitter();
   let found: string | undefined;
-  let failed = false;
-  new Parser({ format }).parse(input as never, (error, quad) => {
-    if (error) failed = true;
-    else if (
-      quad !== null &&
-      found === undefined &&
-      quad.subject.termType === 'NamedNode' &&
-      quad.predicate.value === w3.type &&
-      quad.object.value === w3.Ontology
-    ) {
-      found = quad.subject.value;
-    }
+  parseEach(document, { format }, (quad) => {
+    if (quad.subject.termType === 'NamedNode' && quad.predicate.value === w3.type && quad.object.value === w3.Ontology) found = quad.subject.value;
+    return found === undefined;
   });
-  for (let at = 0; at < document.length && found === undefined && !failed; at += CHUNK) {
-    input.emit('data', document.slice(at, at + CHUNK));
-  }
-  if (found === undefined && !failed) input.emit('end');
   return found;
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { DataFactory, Parser, Writer, type Quad, type Term } from 'n3';
 import { ValueError } from '../errors.js';
 import { assertIri } from '../iri/validate.js';
@@ -21,10 +22,40 @@ export function parseDocument(document: string, options: LoadOptions): Quad[] {
   }
 }
 
+// Characters fed to N3 at a time: small enough that a search near the top of a large document
+// stops without parsing the rest.
+const CHUNK = 64 * 1024;
+
 /**
- * The document's triples as N-Quads in `options.graph`, and how many distinct ones there are.
- * Blank nodes get labels of their own (a random prefix per document), so that a document loaded
- * twice, or two documents that use the same labels, never share a blank node.
+ * Parses `document` with N3, calling `onQuad` with each triple as it is read, until the end, a
+ * syntax error (returned) or `onQuad` answering false. The document is fed to N3 as a
+ * synchronous stream of chunks: a string input is parsed on a microtask, where nothing can stop
+ * it, and its triples would be collected whole.
+ */
+export function parseEach(
+  document: string,
+  options: Pick<LoadOptions, 'format' | 'baseIri'>,
+  onQuad: (quad: Quad) => boolean | void,
+): Error | undefined {
+  const input = new EventEmitter();
+  let failure: Error | undefined;
+  let stopped = false;
+  new Parser({ format: options.format, ...(options.baseIri && { baseIRI: options.baseIri }) }).parse(input as never, (error, quad) => {
+    if (error) failure ??= error;
+    else if (quad !== null && !stopped) stopped = onQuad(quad) === false;
+  });
+  for (let at = 0; at < document.length && failure === undefined && !stopped; at += CHUNK)
+    input.emit('data', document.slice(at, at + CHUNK));
+  if (failure === undefined && !stopped) input.emit('end');
+  return failure;
+}
+
+/**
+ * The document's triples as N-Quads in `options.graph`, each distinct triple once, and how many
+ * there are. Blank nodes get labels of their own (a random prefix per document), so that a
+ * document loaded twice, or two documents that use the same labels, never share a blank node.
+ * Each triple is written as it is parsed: no array of all of them is held.
+ * @throws ValueError when the document does not parse or the graph is not an IRI.
  */
 export function documentNQuads(document: string, options: LoadOptions): { nquads: string; triples: number } {
   const graph = DataFactory.namedNode(assertIri(options.graph, 'graph'));
@@ -36,9 +67,11 @@ export function documentNQuads(document: string, options: LoadOptions): { nquads
     if (!label) labels.set(term.value, (label = DataFactory.blankNode(`${prefix}${labels.size.toString(36)}`)));
     return label;
   };
-  const quads = parseDocument(document, options).map((q) =>
-    DataFactory.quad(fresh(q.subject) as Quad['subject'], q.predicate, fresh(q.object) as Quad['object'], graph),
-  );
-  const nquads = new Writer({ format: 'N-Quads' }).quadsToString(quads);
-  return { nquads, triples: new Set(nquads.split('\n')).size - 1 };
+  const writer = new Writer({ format: 'N-Quads' });
+  const lines = new Set<string>();
+  const failure = parseEach(document, options, (q) => {
+    lines.add(writer.quadToString(fresh(q.subject) as Quad['subject'], q.predicate, fresh(q.object) as Quad['object'], graph));
+  });
+  if (failure !== undefined) throw new ValueError(`cannot parse the ${options.format} document: ${failure.message}`, { cause: failure });
+  return { nquads: [...lines].join(''), triples: lines.size };
 }

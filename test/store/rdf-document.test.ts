@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Parser } from 'n3';
 import { ValueError } from '../../src/errors.js';
-import { documentNQuads, parseDocument } from '../../src/store/rdf-document.js';
+import { documentNQuads, parseDocument, parseEach } from '../../src/store/rdf-document.js';
 
 const G = 'urn:test:graph';
 const parseNQuads = (nquads: string) => new Parser({ format: 'N-Quads' }).parse(nquads);
@@ -53,6 +53,19 @@ describe('documentNQuads', () => {
     expect([...blanks(first)].filter((label) => blanks(second).has(label))).toEqual([]);
   });
 
+  it('should read a document of many chunks whole, a character outside the BMP split between two chunks included', () => {
+    // The parser is fed 64 K characters at a time: the emoji's two UTF-16 halves land in two chunks.
+    const head = '<urn:test:a> <urn:test:p> "';
+    const split = `${head}${'x'.repeat(64 * 1024 - 1 - head.length)}\u{1F600}" .`;
+    expect(split.charCodeAt(64 * 1024 - 1)).toBe(0xd83d);
+    const rows = [split, ...Array.from({ length: 3_000 }, (_, i) => `<urn:test:s${i}> <urn:test:p> "\u{1F527} ${i}" .`)];
+    const { nquads, triples } = documentNQuads(rows.join('\n'), { graph: G, format: 'application/n-triples' });
+    expect(triples).toBe(3_001);
+    const values = parseNQuads(nquads).map((q) => q.object.value);
+    expect(values[0]).toBe(`${'x'.repeat(64 * 1024 - 1 - head.length)}\u{1F600}`);
+    expect(values.slice(1).every((v, i) => v === `\u{1F527} ${i}`)).toBe(true);
+  });
+
   it('should count a triple stated twice once', () => {
     expect(
       documentNQuads('<urn:test:a> <urn:test:p> 1 .\n<urn:test:a> <urn:test:p> 1 .', { graph: G, format: 'text/turtle' }).triples,
@@ -66,5 +79,27 @@ describe('documentNQuads', () => {
     );
     expect(() => documentNQuads('<urn:test:a> <urn:test:p> 1 .', { graph: 'urn:bad graph>', format: 'text/turtle' })).toThrow(ValueError);
     expect(() => parseDocument('<urn:test:a> <urn:test:p> .', { graph: G, format: 'application/n-triples' })).toThrow(ValueError);
+  });
+});
+
+describe('parseEach', () => {
+  it('should stop reading once the callback answers false', () => {
+    const rows = Array.from({ length: 5_000 }, (_, i) => `<urn:test:s${i}> <urn:test:p> "${'v'.repeat(40)}" .`).join('\n');
+    const seen: string[] = [];
+    expect(
+      parseEach(`${rows}\nthis is not N-Triples`, { format: 'application/n-triples' }, (q) => seen.push(q.subject.value) < 3),
+    ).toBeUndefined();
+    expect(seen).toEqual(['urn:test:s0', 'urn:test:s1', 'urn:test:s2']);
+  });
+
+  it('should return the syntax error, after the triples before it', () => {
+    const seen: string[] = [];
+    const error = parseEach(
+      '<urn:test:a> <urn:test:p> 1 .\n<urn:test:b> <urn:test:p> .',
+      { format: 'text/turtle' },
+      (q) => void seen.push(q.subject.value),
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(seen).toEqual(['urn:test:a']);
   });
 });
