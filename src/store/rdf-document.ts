@@ -8,18 +8,17 @@ import type { LoadOptions } from './triple-store.js';
 /**
  * An RDF document given to a store's `load`, parsed with N3 in JavaScript. Both stores parse
  * documents this way: the remote one sends the triples as SPARQL, the embedded one loads them as
- * N-Quads. Oxigraph's own Turtle parser is one of its largest WebAssembly functions, and a
- * sidecar's first start (the ontology provisioned into a fresh store) made V8 recompile it with
- * its optimizing compiler, whose several MB of working memory stayed resident.
+ * N-Quads. Parsing Turtle ran two of Oxigraph's largest WebAssembly functions hot enough at a
+ * sidecar's first start (the ontology provisioned into a fresh store) that V8 recompiled them
+ * with its optimizing compiler, whose several MB of working memory stayed resident.
  */
 
-/** Parses a document for `load`; a syntax error becomes a ValueError. */
+/** Parses a document for `load`, all its triples at once; a syntax error becomes a ValueError. */
 export function parseDocument(document: string, options: LoadOptions): Quad[] {
-  try {
-    return new Parser({ format: options.format, ...(options.baseIri && { baseIRI: options.baseIri }) }).parse(document);
-  } catch (cause) {
-    throw new ValueError(`cannot parse the ${options.format} document: ${(cause as Error).message}`, { cause });
-  }
+  const quads: Quad[] = [];
+  const failure = parseEach(document, options, (quad) => void quads.push(quad));
+  if (failure !== undefined) throw parseError(options, failure);
+  return quads;
 }
 
 // Characters fed to N3 at a time: small enough that a search near the top of a large document
@@ -72,6 +71,10 @@ export function documentNQuads(document: string, options: LoadOptions): { nquads
   const failure = parseEach(document, options, (q) => {
     lines.add(writer.quadToString(fresh(q.subject) as Quad['subject'], q.predicate, fresh(q.object) as Quad['object'], graph));
   });
-  if (failure !== undefined) throw new ValueError(`cannot parse the ${options.format} document: ${failure.message}`, { cause: failure });
+  if (failure !== undefined) throw parseError(options, failure);
   return { nquads: [...lines].join(''), triples: lines.size };
+}
+
+function parseError(options: LoadOptions, cause: Error): ValueError {
+  return new ValueError(`cannot parse the ${options.format} document: ${cause.message}`, { cause });
 }
