@@ -39,7 +39,7 @@ const FULL_REQUEST = JSON.stringify({
   operationClass: 'urn:x:OpenDoor',
   operationIri: 'urn:op:mine',
   targetResource: 'urn:x:door1',
-  deadline: '2026-12-01T00:00:00Z',
+  deadline: '2099-01-01T00:00:00Z',
   data: { speed: 2 },
   wait: true,
 });
@@ -171,7 +171,7 @@ describe('the lane of the local API', () => {
           operationClass: 'urn:x:OpenDoor',
           operationIri: 'urn:op:mine',
           targetResource: 'urn:x:door1',
-          deadline: '2026-12-01T00:00:00.000Z',
+          deadline: '2099-01-01T00:00:00.000Z',
           requestedBy: 'token:bridge',
           wait: true,
         }),
