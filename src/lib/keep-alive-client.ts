@@ -12,8 +12,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import type { Pool as UndiciPool } from 'undici';
 import { Pool, POOL_OPTIONS, RequestCut, requestOn } from './undici-pool.js';
+import { exchangeWhole, type WholeAnswer } from './whole-exchange.js';
 
 /** Options of {@link KeepAliveClient}. */
 export interface KeepAliveClientOptions {
@@ -100,12 +101,35 @@ export class KeepAliveClient {
    * @throws the connection's error, a `TimeoutError`, or the signal's reason.
    */
   send(target: RequestTarget, request: OutgoingRequest): Promise<HttpAnswer> {
+    return this.#sent(target, request, (cut, end, onHead) =>
+      requestOn(target.pool, { ...requestParts(target, request), signal: cut.signal }).then((answer) => {
+        onHead();
+        answer.body.once('close', end);
+        return { statusCode: answer.statusCode, statusMessage: answer.statusText ?? '', headers: answer.headers, body: answer.body };
+      }),
+    );
+  }
+
+  /** One exchange, counted in flight until it ends. */
+  #sent<T>(target: RequestTarget, request: OutgoingRequest, attempt: Attempt<T>): Promise<T> {
     if (this.#closing) return Promise.reject(new Error(`this client is closed; ${request.method} ${target.url} was not sent`));
     this.#inFlight += 1;
-    return exchange(target, request, () => {
+    return exchange(target, request, attempt, () => {
       this.#inFlight -= 1;
       if (this.#inFlight === 0) this.#drained?.();
     });
+  }
+
+  /**
+   * Sends `request` to `target` and reads the whole answer, at most `maxBytes` of its body (see
+   * {@link exchangeWhole}): for answers used only once all of them came, at less CPU than
+   * {@link send} and reading its body.
+   * @throws the connection's error, a `TimeoutError`, or the signal's reason.
+   */
+  sendWhole(target: RequestTarget, request: OutgoingRequest, maxBytes: number): Promise<WholeAnswer> {
+    return this.#sent(target, request, (cut, end, onHead) =>
+      exchangeWhole(target.pool, { ...requestParts(target, request), cut, onHead }, maxBytes).then((answer) => (end(), answer)),
+    );
   }
 
   /** Waits for the exchanges in flight, then closes every connection; later sends are refused. */
@@ -120,8 +144,19 @@ export class KeepAliveClient {
   }
 }
 
+/**
+ * Sends the request once, under `cut`; calls `onHead` when the answer's head came (a failure after
+ * it is not a closed idle connection) and `end` when the exchange is over (its answer read or dropped).
+ */
+type Attempt<T> = (cut: RequestCut, end: () => void, onHead: () => void) => Promise<T>;
+
+/** What undici is given of a request, but how it is ended. */
+function requestParts(target: RequestTarget, request: OutgoingRequest) {
+  return { path: target.path, method: request.method, headers: request.headers, body: request.body ?? null };
+}
+
 /** One exchange: the request, sent again once after a closed connection when it may be, under one timer. */
-function exchange(target: RequestTarget, request: OutgoingRequest, finish: () => void): Promise<HttpAnswer> {
+function exchange<T>(target: RequestTarget, request: OutgoingRequest, send: Attempt<T>, finish: () => void): Promise<T> {
   const { signal, timeoutMs } = request;
   if (signal?.aborted) {
     finish();
@@ -139,29 +174,17 @@ function exchange(target: RequestTarget, request: OutgoingRequest, finish: () =>
     finish();
   };
   signal?.addEventListener('abort', onAbort, { once: true });
-  const options: Dispatcher.RequestOptions = {
-    path: target.path,
-    method: request.method,
-    headers: request.headers,
-    body: request.body ?? null,
-    signal: cut.signal,
-  };
-  const attempt = (mayResend: boolean): Promise<HttpAnswer> => {
+  const attempt = (mayResend: boolean): Promise<T> => {
     // An idle connection of the pool takes the request: one the server may have closed meanwhile.
     const reused = mayResend && target.pool.stats.free > 0;
-    return requestOn(target.pool, options).then(
-      (answer) => {
-        answer.body.once('close', end);
-        return { statusCode: answer.statusCode, statusMessage: answer.statusText ?? '', headers: answer.headers, body: answer.body };
-      },
-      (error: NodeJS.ErrnoException) => {
-        // The server closed a kept-alive connection (it stopped, restarted or timed it out): the
-        // request goes again, on another connection or a new one.
-        if (reused && !cut.aborted && CLOSED_CODES.has(error.code ?? '')) return attempt(false);
-        end();
-        throw error;
-      },
-    );
+    let head = false;
+    return send(cut, end, () => (head = true)).catch((error: NodeJS.ErrnoException) => {
+      // The server closed a kept-alive connection (it stopped, restarted or timed it out) before
+      // it answered: the request goes again, on another connection or a new one.
+      if (reused && !head && !cut.aborted && CLOSED_CODES.has(error.code ?? '')) return attempt(false);
+      end();
+      throw error;
+    });
   };
   return attempt(request.idempotent === true);
 }

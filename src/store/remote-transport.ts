@@ -14,7 +14,7 @@
  * `AbortSignal.timeout` per request.
  */
 import { KeepAliveClient, type RequestTarget } from '../lib/keep-alive-client.js';
-import { readLimited, type LimitedBody } from '../lib/read-limited.js';
+import type { LimitedBody } from '../lib/read-limited.js';
 import { ValueError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { UNIX_SOCKET_SCHEME, unixSocketOf } from './remote-endpoint.js';
@@ -123,22 +123,23 @@ class HttpTransport implements StoreTransport {
   }
 
   async send(text: string, update: boolean): Promise<StoreAnswer> {
-    const answer = await this.client.send(update ? this.update : this.query, {
+    const request = {
       method: 'POST',
       headers: update ? this.headers.update : this.headers.query,
       body: bodyOf(text, update),
       timeoutMs: this.options.timeoutMs,
       idempotent: !update,
-    });
-    const { bytes, complete } = await readLimited(answer, LIMITS.remoteAnswerMaxBytes);
-    const { location, server } = answer.headers;
+    };
+    const answer = await this.client.sendWhole(update ? this.update : this.query, request, LIMITS.remoteAnswerMaxBytes);
+    const location = answer.header('location');
+    const server = answer.header('server');
     return {
-      status: answer.statusCode ?? 0,
-      statusText: answer.statusMessage ?? '',
-      body: bytes.toString('utf8'),
-      complete,
+      status: answer.statusCode,
+      statusText: answer.statusMessage,
+      body: answer.body.bytes.toString('utf8'),
+      complete: answer.body.complete,
       ...(location !== undefined && { location }),
-      ...(typeof server === 'string' && { server }),
+      ...(server !== undefined && { server }),
     };
   }
 

@@ -15,8 +15,9 @@ import { DeviceAnswerError, DeviceReplyError, type DeviceCall } from '../../erro
 import { connectionFailure } from '../../failure.js';
 import { probeHealth } from '../../health.js';
 import { assertTimeout, shown } from '../../values.js';
-import { Pool, POOL_OPTIONS, RequestCut, requestOn } from '../../../lib/undici-pool.js';
-import { readReply, type DeviceResponse } from './reply.js';
+import { Pool, POOL_OPTIONS, RequestCut } from '../../../lib/undici-pool.js';
+import { exchangeWhole, type WholeAnswer } from '../../../lib/whole-exchange.js';
+import { replyOf } from './reply.js';
 import { exportingSpans, timedSpan } from '../../../tracing/span-export.js';
 import { childSpan, formatTraceparent, TRACEPARENT_HEADER, type TraceContext } from '../../../tracing/trace-context.js';
 import { currentTrace, traceField } from '../../../tracing/trace-scope.js';
@@ -150,9 +151,9 @@ export class HttpDeviceClient implements DeviceClient {
     this.inFlight.add(flight);
     const started = performance.now();
     try {
-      const response = await this.exchange(route, body, flight, trace);
-      const reply = await readReply(response, route.call, this.maxReplyBytes);
-      this.logDone(route.call, response.statusCode, started, trace);
+      const answer = await this.exchange(route, body, flight, trace);
+      const reply = replyOf(answer.statusCode, answer.body, answer.header('content-type'), route.call, this.maxReplyBytes);
+      this.logDone(route.call, answer.statusCode, started, trace);
       return reply;
     } catch (err) {
       if (flight.abandoned) throw flight.abandoned;
@@ -170,18 +171,15 @@ export class HttpDeviceClient implements DeviceClient {
     }
   }
 
-  /** Sends one request; resolves with the response once its head has arrived. */
-  private async exchange(route: Route, body: string | undefined, flight: Flight, trace: TraceContext | undefined): Promise<DeviceResponse> {
+  /** Sends one request; resolves with the whole answer, its body read up to the reply limit. */
+  private exchange(route: Route, body: string | undefined, flight: Flight, trace: TraceContext | undefined): Promise<WholeAnswer> {
     // The work's trace, so the device's own logs can join it (W3C Trace Context).
     const headers = trace === undefined ? route.headers : { ...route.headers, [TRACEPARENT_HEADER]: formatTraceparent(trace) };
-    const answer = await requestOn(this.pool, {
-      method: route.method,
-      path: route.path,
-      headers,
-      body: body ?? null,
-      signal: flight.cut.signal,
-    });
-    return { statusCode: answer.statusCode, headers: answer.headers, body: answer.body };
+    return exchangeWhole(
+      this.pool,
+      { method: route.method, path: route.path, headers, body: body ?? null, cut: flight.cut },
+      this.maxReplyBytes,
+    );
   }
 
   private logDone(call: DeviceCall, outcome: number | string, started: number, trace: TraceContext | undefined): void {
@@ -191,7 +189,7 @@ export class HttpDeviceClient implements DeviceClient {
   }
 }
 
-/** Errors readReply already classified (answer and reply errors), passed through unchanged. */
+/** Errors replyOf already classified (answer and reply errors), passed through unchanged. */
 function isDeviceReplyFailure(err: unknown): err is DeviceAnswerError | DeviceReplyError {
   return err instanceof DeviceAnswerError || err instanceof DeviceReplyError;
 }

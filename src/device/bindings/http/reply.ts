@@ -1,7 +1,7 @@
 /**
- * Reading a device's HTTP response: the size is capped while reading, a 2xx body goes to
- * {@link replyValue}, and a non-2xx answer becomes a {@link DeviceAnswerError} that keeps the
- * device's status, body preview and FastAPI-style `detail`.
+ * Checking an HTTP answer from a device (or a peer): the size is capped while reading, a 2xx body
+ * goes to {@link replyValue}, and a non-2xx answer becomes a {@link DeviceAnswerError} that keeps
+ * the device's status, body preview and FastAPI-style `detail`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -31,14 +31,22 @@ function answerError(status: number, body: LimitedBody, call: DeviceCall): Devic
 }
 
 /**
- * Reads and checks a device's response: returns the parsed JSON of a 2xx answer, or `null` for an
+ * Checks a device's answer read whole: returns the parsed JSON of a 2xx answer, or `null` for an
  * empty 2xx body (a 204, or a 200 with nothing in it).
+ * @param contentType what the device declared, quoted when the body is not JSON.
  * @throws DeviceAnswerError for a non-2xx status; DeviceReplyError when a 2xx body is larger than
  * `maxBytes` or is not JSON (whatever its content type says: only the bytes are judged).
  */
+export function replyOf(status: number, body: LimitedBody, contentType: string | undefined, call: DeviceCall, maxBytes: number): unknown {
+  if (status < 200 || status > 299) throw answerError(status, body, call);
+  return replyValue(body, call, maxBytes, contentType);
+}
+
+/**
+ * Reads and checks a device's response whose body is still a stream, as {@link replyOf} checks one
+ * read whole.
+ */
 export async function readReply(response: DeviceResponse, call: DeviceCall, maxBytes: number): Promise<unknown> {
   const body = await readLimited(response, maxBytes);
-  const status = response.statusCode;
-  if (status < 200 || status > 299) throw answerError(status, body, call);
-  return replyValue(body, call, maxBytes, response.headers['content-type']);
+  return replyOf(response.statusCode, body, response.headers['content-type'], call, maxBytes);
 }
