@@ -46,9 +46,10 @@ export function requestOn(dispatcher: Dispatcher, options: Dispatcher.RequestOpt
 
 /**
  * What ends one request early, given to undici as its `signal` (undici takes an emitter of
- * `abort` as well as an AbortSignal): lighter than an AbortController per request, and one for
- * every reason to end it (a timer, the caller's signal, a close). Before the answer's head the
- * request fails with {@link reason}; after it, its body does. Either way the connection is closed.
+ * `abort` as well as an AbortSignal) or to `exchangeWhole` (whole-exchange.ts): lighter than an
+ * AbortController per request, and one for every reason to end it (a timer, the caller's signal,
+ * a close). Before the answer's head the request fails with {@link reason}; after it, its body
+ * does. Either way the connection is closed.
  */
 export class RequestCut {
   aborted = false;

@@ -4,7 +4,8 @@
  * every declared workflow or state gets its request options built once, so the proxy hop stays
  * at a fraction of a millisecond (DESIGN.md §11). undici's pool rather than `node:http`: a
  * proxied call costs the sidecar about 40% less CPU (see src/lib/undici-pool.ts), for about
- * 17 ms of loading when the first client is built and a few MB of memory.
+ * 17 ms of loading when the first client is built and a few MB of memory. Each answer is read
+ * whole through undici's handler interface, with no stream per answer (src/lib/whole-exchange.ts).
  */
 import type { Dispatcher } from 'undici';
 import { RuntimeError, ValueError } from '../../../errors.js';
