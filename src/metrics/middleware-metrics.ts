@@ -81,16 +81,18 @@ export class MiddlewareMetrics {
 
   /** Runs one sweep, counting it and timing it by outcome; returns (or throws) what the sweep does. */
   async timeSweep(run: () => Promise<string[]>): Promise<string[]> {
-    const end = this.#sweepDuration.startTimer();
+    const started = performance.now();
+    const end = (outcome: string): void => {
+      this.#sweepDuration.observe({ outcome }, (performance.now() - started) / 1000);
+      this.#sweeps.inc({ outcome });
+    };
     try {
       const swept = await run();
-      end({ outcome: 'done' });
-      this.#sweeps.inc({ outcome: 'done' });
-      this.#swept.inc(swept.length);
+      end('done');
+      this.#swept.inc({}, swept.length);
       return swept;
     } catch (error) {
-      end({ outcome: 'failed' });
-      this.#sweeps.inc({ outcome: 'failed' });
+      end('failed');
       throw error;
     }
   }
@@ -113,10 +115,10 @@ export class MiddlewareMetrics {
   }
 
   #wrap(call: SurfaceCall, name: string, handler: (...args: unknown[]) => unknown): (...args: unknown[]) => Promise<unknown> {
-    // Label objects built once per name (prom-client reads them and never changes them).
-    const timed = { call, name };
-    const ok = { call, name, outcome: 'ok' };
-    const failed = { call, name, outcome: 'error' };
+    // Series looked up once per name: a call only adds to them.
+    const timed = this.#callDuration.series({ call, name });
+    const ok = this.#calls.series({ call, name, outcome: 'ok' });
+    const failed = this.#calls.series({ call, name, outcome: 'error' });
     return async (...args) => {
       const started = performance.now();
       let counted = failed;
@@ -125,8 +127,8 @@ export class MiddlewareMetrics {
         counted = ok;
         return answer;
       } finally {
-        this.#callDuration.observe(timed, (performance.now() - started) / 1000);
-        this.#calls.inc(counted);
+        timed.observe((performance.now() - started) / 1000);
+        counted.inc();
       }
     };
   }

@@ -1,15 +1,16 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { MeasuredStore, StoreObserver } from '../store/measured-store.js';
 import { LATENCY_BUCKETS, METRICS, type MetricDefinition } from './names.js';
+import { SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 /** A counter of `definition` on `registry`. */
-export function counterOf(registry: Registry, definition: MetricDefinition): Counter {
-  return new Counter({ ...definition, labelNames: [...definition.labelNames], registers: [registry] });
+export function counterOf(registry: Registry, definition: MetricDefinition): SeriesCounter {
+  return new SeriesCounter(registry, definition);
 }
 
 /** A latency histogram of `definition` on `registry`, with {@link LATENCY_BUCKETS}. */
-export function histogramOf(registry: Registry, definition: MetricDefinition): Histogram {
-  return new Histogram({ ...definition, labelNames: [...definition.labelNames], buckets: [...LATENCY_BUCKETS], registers: [registry] });
+export function histogramOf(registry: Registry, definition: MetricDefinition): SeriesHistogram {
+  return new SeriesHistogram(registry, definition, LATENCY_BUCKETS);
 }
 
 /**
