@@ -3,7 +3,7 @@
  * handed over as bytes: for callers that use an answer only once all of it came (a device's
  * reply). Written against undici's handler interface rather than its `request` API, which wraps
  * each answer in an async resource, a parsed header object and a Readable stream, then read
- * by {@link readLimited}; none of that is made here. The handler methods are the ones undici's
+ * by `readLimited`; none of that is made here. The handler methods are the ones undici's
  * own `request` implements (onConnect, onHeaders, onData, onComplete, onError), which its
  * dispatchers take unwrapped; package.json pins undici's exact version.
  */

@@ -71,8 +71,12 @@ abstract class SeriesMetric<S> {
 
   protected stateOf(labels: Labels): S {
     const names = this.#labelNames;
+    // Each value prefixed with its length: no two label sets share a key, whatever their text.
     let key = '';
-    for (const name of names) key += `${labels[name]}\u0000`;
+    for (const name of names) {
+      const value = labels[name];
+      key += `${value?.length}:${value}`;
+    }
     let entry = this.#series.get(key);
     if (entry === undefined) {
       this.check(labels);

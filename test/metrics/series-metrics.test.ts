@@ -77,6 +77,20 @@ describe('series metrics', () => {
     expect(samplesOf(parsePrometheusText(await registry.metrics()).get(COUNTER.name))).toEqual(['t_calls_total{call=open,outcome=ok} 1']);
   });
 
+  it('should keep label sets apart whose values run together', async () => {
+    const registry = new Registry();
+    const counter = new SeriesCounter(registry, COUNTER);
+    for (const [call, outcome] of [
+      ['ab', 'c'],
+      ['a', 'bc'],
+      ['a\u0000', 'b'],
+      ['a', '\u0000b'],
+    ])
+      counter.inc({ call: call!, outcome: outcome! });
+    const samples = parsePrometheusText(await registry.metrics()).get(COUNTER.name)?.samples ?? [];
+    expect(samples.map((s) => s.value)).toEqual([1, 1, 1, 1]);
+  });
+
   it('should refuse a second metric of the same name on one registry', () => {
     const registry = new Registry();
     new SeriesCounter(registry, COUNTER);
