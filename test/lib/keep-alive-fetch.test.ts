@@ -1,55 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { createKeepAliveFetch, type KeepAliveFetch } from '../../src/lib/keep-alive-fetch.js';
 import { LIMITS } from '../../src/limits.js';
-
-interface Loopback {
-  url: string;
-  opened: number;
-  open: number;
-  /** The requests received, each with the connection it came on. */
-  requests: { method: string; headers: IncomingMessage['headers']; body: string; socket: Socket }[];
-  /** The connections open on the server's side. */
-  sockets: Set<Socket>;
-  close(): Promise<void>;
-}
-
-/** A real HTTP server on a loopback port chosen by the OS, counting connections. */
-async function loopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
-  const state: Loopback = { url: '', opened: 0, open: 0, requests: [], sockets: new Set(), close: () => Promise.resolve() };
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      state.requests.push({ method: req.method ?? '', headers: req.headers, body, socket: req.socket });
-      handler(req, res);
-    });
-  });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    state.opened += 1;
-    state.open += 1;
-    socket.once('close', () => (state.open -= 1));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.sockets = sockets;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return state;
-}
-
-const waitFor = async (condition: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-};
+import { loopback, waitFor, type Loopback } from '../support/http-loopback.js';
 
 const never = new AbortController().signal;
 

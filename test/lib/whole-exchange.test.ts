@@ -1,54 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KeepAliveClient } from '../../src/lib/keep-alive-client.js';
 import { Pool, POOL_OPTIONS, RequestCut } from '../../src/lib/undici-pool.js';
 import { exchangeWhole, type WholeRequest } from '../../src/lib/whole-exchange.js';
-
-interface Loopback {
-  url: string;
-  /** Request bodies received, in order. */
-  bodies: string[];
-  /** The connection of each request received, in order. */
-  carriers: Socket[];
-  /** Connections accepted, and those open now. */
-  opened: number;
-  sockets: Set<Socket>;
-  close(): Promise<void>;
-}
-
-/** A real HTTP server on a loopback port the OS chose, answering with `handler` once a request's body is in. */
-async function loopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Loopback> {
-  const state: Loopback = { url: '', bodies: [], carriers: [], opened: 0, sockets: new Set(), close: () => Promise.resolve() };
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      state.bodies.push(body);
-      state.carriers.push(req.socket);
-      handler(req, res);
-    });
-  });
-  server.on('connection', (socket: Socket) => {
-    state.opened += 1;
-    state.sockets.add(socket);
-    socket.once('close', () => state.sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return state;
-}
-
-const waitFor = async (condition: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-};
+import { loopback, waitFor, type Loopback } from '../support/http-loopback.js';
 
 const post = (body: string, cut = new RequestCut(), extra: Partial<WholeRequest> = {}): WholeRequest => ({
   method: 'POST',
@@ -94,7 +49,7 @@ describe('exchangeWhole', () => {
       ]);
       expect([JSON.parse(answer.body.bytes.toString()), answer.body.complete]).toEqual([{ echo: 'POST /x' }, true]);
     }
-    expect(server!.bodies).toEqual(['one', 'two']);
+    expect(server!.requests.map((r) => r.body)).toEqual(['one', 'two']);
     expect([heads, server!.opened]).toEqual([2, 1]);
   });
 
@@ -111,7 +66,7 @@ describe('exchangeWhole', () => {
     const p = await open((_req, res) => res.end('x'.repeat(5000)));
     const answer = await exchangeWhole(p, post('a'), 100);
     expect([answer.statusCode, answer.body.bytes.length, answer.body.complete]).toEqual([200, 0, false]);
-    await waitFor(() => server!.carriers[0]!.destroyed);
+    await waitFor(() => server!.requests[0]!.socket.destroyed);
   });
 
   it('should keep the first maxBytes of a longer body that declared no length, and close the connection', async () => {
@@ -122,7 +77,7 @@ describe('exchangeWhole', () => {
     });
     const answer = await exchangeWhole(p, post('a'), 8);
     expect([answer.body.bytes.toString(), answer.body.complete]).toEqual(['abcdefgh', false]);
-    await waitFor(() => server!.carriers[0]!.destroyed);
+    await waitFor(() => server!.requests[0]!.socket.destroyed);
   });
 
   it('should skip an informational answer and read the one after it', async () => {
@@ -153,7 +108,7 @@ describe('exchangeWhole', () => {
     const reason = new Error('stopped waiting');
     const beforeHead = new RequestCut();
     const waiting = exchangeWhole(p, post('a', beforeHead, { path: '/slow-head' }), 100);
-    await waitFor(() => server!.bodies.length === 1);
+    await waitFor(() => server!.requests.length === 1);
     beforeHead.cut(reason);
     await expect(waiting).rejects.toBe(reason);
 
@@ -167,7 +122,7 @@ describe('exchangeWhole', () => {
     const early = new RequestCut();
     early.cut(reason);
     await expect(exchangeWhole(p, post('c', early), 100)).rejects.toBe(reason);
-    expect(server!.bodies).toEqual(['a', 'b']);
+    expect(server!.requests.map((r) => r.body)).toEqual(['a', 'b']);
   });
 
   it('should reject a cut request at once while it waits for a connection, and never send it', async () => {
@@ -184,7 +139,7 @@ describe('exchangeWhole', () => {
     expect((await first).body.bytes.toString()).toBe('ok');
     // When the connection came free the queued request was dropped, not written.
     expect((await exchangeWhole(p, post('after'), 100)).statusCode).toBe(200);
-    expect(server!.bodies).toEqual(['first', 'after']);
+    expect(server!.requests.map((r) => r.body)).toEqual(['first', 'after']);
   });
 });
 
@@ -211,7 +166,7 @@ describe('KeepAliveClient.sendWhole', () => {
 
     server.sockets.forEach((socket) => socket.destroy());
     await expect(send('update', false)).rejects.toMatchObject({ code: expect.stringMatching(/^(UND_ERR_SOCKET|ECONNRESET|EPIPE)$/u) });
-    expect(server.bodies).toEqual(['warm', 'read']);
+    expect(server.requests.map((r) => r.body)).toEqual(['warm', 'read']);
   });
 
   it('should not send a read again when its kept-alive connection closed after the head came', async () => {
@@ -226,7 +181,7 @@ describe('KeepAliveClient.sendWhole', () => {
       client!.sendWhole(client!.target(`${server!.url}${path}`), { method: 'GET', headers: {}, idempotent: true }, 1000);
     await send('/warm');
     await expect(send('/partial')).rejects.toMatchObject({ code: expect.stringMatching(/^(UND_ERR_SOCKET|ECONNRESET)$/u) });
-    expect(server.bodies).toHaveLength(2);
+    expect(server.requests).toHaveLength(2);
     expect(server.opened).toBe(1);
   });
 
