@@ -91,7 +91,10 @@ describe("the daemon's V8 flags", () => {
     expect(bounded.peakMb).toBeLessThan(given.peakMb / 1.8);
   });
 
-  it("should keep Oxigraph's start-up work from being recompiled by V8's optimizing compiler", () => {
+  // The budget was measured against V8 11 (Node 20), whose tier-up of Oxigraph's start-up work it
+  // stops; later V8s tier up otherwise, and what the budget saves there was not measured.
+  const onV8Measured = process.versions.v8.startsWith('11.') ? it : it.skip;
+  onV8Measured("should keep Oxigraph's start-up work from being recompiled by V8's optimizing compiler (V8 11, Node 20)", () => {
     // The reference: the same queries under V8's own budget, in a process of their own.
     const own = queries([]);
     const daemon = queries(['--', 'daemon']);
