@@ -9,6 +9,7 @@ import { StoreError } from '../../src/errors.js';
 import { LIMITS } from '../../src/limits.js';
 import { openRemoteStore } from '../../src/store/remote-store.js';
 import { ensureBuilt } from '../support/build.js';
+import { waitFor } from '../support/http-loopback.js';
 import { ROOT } from '../support/sidecar-process.js';
 import { selfSigned, type SelfSigned } from '../middleware/surface/support/self-signed.js';
 
@@ -75,11 +76,6 @@ async function storeError(promise: Promise<unknown>): Promise<StoreError> {
   expect(error).toBeInstanceOf(StoreError);
   return error as StoreError;
 }
-
-const waitFor = async (condition: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-};
 
 describe('the remote store transport against loopback servers', () => {
   let server: Loopback | undefined;
